@@ -1,0 +1,84 @@
+//! The 14 ops as a plain Rust trait, and the one error type every backend answers with.
+
+use crate::v1::*;
+
+/// A failure a model can read: the message says what went wrong and, where it helps, what to
+/// do instead. The variant only picks the gRPC code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// The request itself is wrong (a tap outside the viewport, an unknown key, a bad URL).
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// The page or profile named does not exist (never opened, or closed).
+    #[error("{0}")]
+    NotFound(String),
+    /// The op did not finish within its bound.
+    #[error("{0}")]
+    Timeout(String),
+    /// The browser is not reachable right now (crashed, relaunching, shutting down).
+    #[error("{0}")]
+    Unavailable(String),
+    /// A limit was reached (response too large, too many pages).
+    #[error("{0}")]
+    ResourceExhausted(String),
+    /// The page is in a state where the op cannot run (nothing focused to type into).
+    #[error("{0}")]
+    FailedPrecondition(String),
+    /// Anything else; the message still says what failed.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<BackendError> for tonic::Status {
+    fn from(error: BackendError) -> Self {
+        use tonic::Code;
+        let code = match &error {
+            BackendError::InvalidArgument(_) => Code::InvalidArgument,
+            BackendError::NotFound(_) => Code::NotFound,
+            BackendError::Timeout(_) => Code::DeadlineExceeded,
+            BackendError::Unavailable(_) => Code::Unavailable,
+            BackendError::ResourceExhausted(_) => Code::ResourceExhausted,
+            BackendError::FailedPrecondition(_) => Code::FailedPrecondition,
+            BackendError::Internal(_) => Code::Internal,
+        };
+        tonic::Status::new(code, error.to_string())
+    }
+}
+
+impl From<tonic::Status> for BackendError {
+    fn from(status: tonic::Status) -> Self {
+        use tonic::Code;
+        let message = status.message().to_string();
+        match status.code() {
+            Code::InvalidArgument | Code::OutOfRange => Self::InvalidArgument(message),
+            Code::NotFound => Self::NotFound(message),
+            Code::DeadlineExceeded => Self::Timeout(message),
+            Code::Unavailable | Code::Cancelled | Code::Aborted => Self::Unavailable(message),
+            Code::ResourceExhausted => Self::ResourceExhausted(message),
+            Code::FailedPrecondition => Self::FailedPrecondition(message),
+            _ => Self::Internal(message),
+        }
+    }
+}
+
+/// The 14 ops of the spec's protocol. Every request carries its [`Session`].
+#[tonic::async_trait]
+pub trait Backend: Send + Sync + 'static {
+    async fn open(&self, request: OpenRequest) -> Result<OpenReply, BackendError>;
+    async fn navigate(&self, request: NavigateRequest) -> Result<NavigateReply, BackendError>;
+    async fn evaluate(&self, request: EvaluateRequest) -> Result<EvaluateReply, BackendError>;
+    async fn tap(&self, request: TapRequest) -> Result<TapReply, BackendError>;
+    async fn r#type(&self, request: TypeRequest) -> Result<TypeReply, BackendError>;
+    async fn key(&self, request: KeyRequest) -> Result<KeyReply, BackendError>;
+    async fn scroll(&self, request: ScrollRequest) -> Result<ScrollReply, BackendError>;
+    async fn back(&self, request: BackRequest) -> Result<BackReply, BackendError>;
+    async fn settle(&self, request: SettleRequest) -> Result<SettleReply, BackendError>;
+    async fn screenshot(
+        &self,
+        request: ScreenshotRequest,
+    ) -> Result<ScreenshotReply, BackendError>;
+    async fn state(&self, request: StateRequest) -> Result<StateReply, BackendError>;
+    async fn fetch(&self, request: FetchRequest) -> Result<FetchReply, BackendError>;
+    async fn profile(&self, request: ProfileRequest) -> Result<ProfileReply, BackendError>;
+    async fn close(&self, request: CloseRequest) -> Result<CloseReply, BackendError>;
+}

@@ -1,0 +1,34 @@
+//! The `BrowserBackend` contract: the generated gRPC code of the 14 ops, the [`Backend`] trait
+//! the controller's actions are written against, and the adapters between the two — a tonic
+//! server over any `Backend` ([`BackendServer`]) and a `Backend` over a gRPC channel
+//! ([`GrpcBackend`]). The worker and the device gateway implement `Backend` once and serve it
+//! through the same adapter, so the two cannot drift apart.
+
+mod backend;
+mod client;
+mod server;
+
+/// The generated messages, client and server of `nanomuse.browser.v1`.
+pub mod v1 {
+    tonic::include_proto!("nanomuse.browser.v1");
+}
+
+pub use backend::{Backend, BackendError};
+pub use client::GrpcBackend;
+pub use server::BackendServer;
+pub use v1::*;
+
+impl Session {
+    /// A session for `page` in the profile of `tenant` + `workspace`.
+    pub fn new(
+        tenant: impl Into<String>,
+        workspace: impl Into<String>,
+        page: impl Into<String>,
+    ) -> Self {
+        Self {
+            tenant: tenant.into(),
+            workspace: workspace.into(),
+            page: page.into(),
+        }
+    }
+}

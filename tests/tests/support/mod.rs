@@ -1,0 +1,307 @@
+//! What the end-to-end tests share: a site served on 127.0.0.1 by the test itself, a real
+//! worker on a real socket, and small readers of what Chromium leaves behind.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Path as UrlPath, Query};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::get;
+use nanomuse_proto::{GrpcBackend, OpenRequest, Session};
+use nanomuse_worker::WorkerConfig;
+use tokio_util::sync::CancellationToken;
+
+/// The test site: pages, forms, cookies, downloads and the React/Vue fixtures.
+pub async fn serve_site() -> SocketAddr {
+    let app = Router::new()
+        .route("/page", get(|| async { Html(PAGE) }))
+        .route("/second", get(|| async { Html(SECOND) }))
+        .route("/submitted", get(submitted))
+        .route("/set-cookies", get(set_cookies))
+        .route("/echo-cookies", get(echo_cookies))
+        .route("/echo-ua", get(echo_user_agent))
+        .route("/login", get(|| async { Html(LOGIN) }).post(login))
+        .route("/account", get(account))
+        .route("/api/whoami", get(whoami))
+        .route("/redirect-set", get(redirect_set))
+        .route("/popups", get(|| async { Html(POPUPS) }))
+        .route("/download", get(download))
+        .route("/no-content", get(|| async { StatusCode::NO_CONTENT }))
+        .route("/never", get(never))
+        .route("/big", get(|| async { "x".repeat(300_000) }))
+        .route("/fixtures/{*path}", get(fixture));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    address
+}
+
+const PAGE: &str = r#"<!doctype html><html><head><title>Test page</title></head>
+<body style="margin:0">
+<button id="press" style="position:absolute;left:10px;top:10px;width:200px;height:50px"
+  onclick="document.getElementById('out').textContent='clicked'">Press</button>
+<p id="out" style="position:absolute;left:10px;top:70px;margin:0">idle</p>
+<form action="/submitted" method="get" style="position:absolute;left:10px;top:120px;margin:0">
+  <input id="q" name="q" style="width:200px;height:30px;box-sizing:border-box"></form>
+<a id="next" href="/second" style="position:absolute;left:10px;top:200px;display:block;width:100px;height:30px">Next</a>
+<div style="height:5000px"></div>
+<script>
+  window.seen = [];
+  for (const type of ['touchstart', 'touchend', 'mousedown', 'mouseup', 'click'])
+    document.addEventListener(type, (e) => window.seen.push(e.type), true);
+</script>
+</body></html>"#;
+
+const SECOND: &str = "<!doctype html><title>Second</title><p>second page</p>";
+
+const LOGIN: &str = r#"<!doctype html><title>Sign in</title>
+<form method="post" action="/login">
+  <input id="user" name="user" style="display:block;width:200px;height:30px">
+  <input id="password" name="password" type="password" style="display:block;width:200px;height:30px">
+  <button id="go" style="display:block;width:200px;height:30px">Sign in</button>
+</form>"#;
+
+const POPUPS: &str = r#"<!doctype html><title>Popups</title><body style="margin:0">
+<a id="blank" href="/second" target="_blank"
+   style="position:absolute;left:10px;top:10px;display:block;width:150px;height:30px">Blank link</a>
+<button id="open" onclick="window.open('/second?via=open', '_blank')"
+   style="position:absolute;left:10px;top:60px;width:150px;height:30px">Open</button>
+</body>"#;
+
+async fn submitted(Query(query): Query<std::collections::HashMap<String, String>>) -> Html<String> {
+    let q = query.get("q").cloned().unwrap_or_default();
+    Html(format!("<!doctype html><title>Submitted</title><p id=\"q\">{q}</p>"))
+}
+
+async fn set_cookies() -> Response {
+    (
+        [
+            (header::SET_COOKIE, "persistent=kept; Max-Age=86400; Path=/"),
+            (header::SET_COOKIE, "session=gone; Path=/"),
+        ],
+        Html("<!doctype html><title>Cookies set</title><p>set</p>"),
+    )
+        .into_response()
+}
+
+fn cookie_header(headers: &HeaderMap) -> String {
+    headers
+        .get(header::COOKIE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string()
+}
+
+async fn echo_cookies(headers: HeaderMap) -> String {
+    cookie_header(&headers)
+}
+
+async fn echo_user_agent(headers: HeaderMap) -> String {
+    headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string()
+}
+
+async fn login(body: String) -> Response {
+    if body.contains("user=ada") && body.contains("password=s3cret") {
+        (
+            [(header::SET_COOKIE, "sid=ada-session; Path=/; HttpOnly")],
+            Redirect::to("/account"),
+        )
+            .into_response()
+    } else {
+        (StatusCode::UNAUTHORIZED, Html("<title>Denied</title>")).into_response()
+    }
+}
+
+async fn account(headers: HeaderMap) -> Html<String> {
+    let who = if cookie_header(&headers).contains("sid=ada-session") {
+        "ada"
+    } else {
+        "nobody"
+    };
+    Html(format!("<!doctype html><title>Account</title><p id=\"who\">{who}</p>"))
+}
+
+async fn whoami(headers: HeaderMap) -> Response {
+    let cookies = cookie_header(&headers);
+    let user = if cookies.contains("sid=ada-session") {
+        "ada"
+    } else {
+        "nobody"
+    };
+    (
+        [
+            (header::SET_COOKIE, "seen=yes; Path=/; Max-Age=600"),
+            (header::CONTENT_TYPE, "application/json"),
+        ],
+        format!("{{\"user\":\"{user}\"}}"),
+    )
+        .into_response()
+}
+
+async fn redirect_set() -> Response {
+    (
+        [(header::SET_COOKIE, "hop=one; Path=/")],
+        Redirect::to("/echo-cookies"),
+    )
+        .into_response()
+}
+
+async fn download() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "application/octet-stream"),
+            (header::CONTENT_DISPOSITION, "attachment; filename=\"report.txt\""),
+        ],
+        "quarterly numbers\n",
+    )
+        .into_response()
+}
+
+async fn never() -> Response {
+    std::future::pending::<()>().await;
+    StatusCode::OK.into_response()
+}
+
+async fn fixture(UrlPath(path): UrlPath<String>) -> Response {
+    if path.contains("..") {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(&path);
+    match tokio::fs::read(&file).await {
+        Ok(bytes) => {
+            let kind = if path.ends_with(".js") {
+                "text/javascript"
+            } else {
+                "text/html; charset=utf-8"
+            };
+            ([(header::CONTENT_TYPE, kind)], bytes).into_response()
+        }
+        Err(_) => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// A worker served on its own socket, stopped cleanly by [`Worker::stop`].
+pub struct Worker {
+    pub address: SocketAddr,
+    pub backend: GrpcBackend,
+    pub profiles: PathBuf,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+pub fn test_config(profiles: &Path) -> WorkerConfig {
+    WorkerConfig {
+        name: "test-worker".into(),
+        profiles_root: profiles.to_path_buf(),
+        timeout_ms: 15_000,
+        ..WorkerConfig::default()
+    }
+}
+
+impl Worker {
+    pub async fn start(config: WorkerConfig) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let shutdown = CancellationToken::new();
+        let profiles = config.profiles_root.clone();
+        let task = tokio::spawn(nanomuse_worker::run(config, listener, shutdown.clone()));
+        let backend = GrpcBackend::connect(format!("http://{address}"))
+            .await
+            .expect("worker reachable");
+        Self {
+            address,
+            backend,
+            profiles,
+            shutdown,
+            task,
+        }
+    }
+
+    /// Stops taking calls, closes the browsers cleanly and waits for the worker to end.
+    pub async fn stop(self) {
+        self.shutdown.cancel();
+        self.task.await.unwrap().unwrap();
+    }
+}
+
+pub fn session(page: &str) -> Option<Session> {
+    Some(Session::new("tenant-a", "work", page))
+}
+
+pub fn open_request(page: &str, mobile: bool) -> OpenRequest {
+    OpenRequest {
+        session: session(page),
+        mobile,
+        ..Default::default()
+    }
+}
+
+/// The pid of the main Chromium process running on `profile_dir`, if any.
+pub fn chromium_pid(profile_dir: &Path) -> Option<u32> {
+    let needle = format!("--user-data-dir={}", profile_dir.display());
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
+        let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+        let cmdline = String::from_utf8_lossy(&cmdline);
+        let state = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+        let zombie = state.rsplit(')').next()?.trim_start().starts_with('Z');
+        (cmdline.contains(&needle) && !cmdline.contains("--type=") && !zombie).then_some(pid)
+    })
+}
+
+/// Waits, up to `limit`, for `condition` to hold; there is no event to wait on for a process
+/// that ends or a file that appears.
+pub async fn eventually(limit: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    while tokio::time::Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    condition()
+}
+
+/// The width and height a JPEG declares in its frame header.
+pub fn jpeg_size(jpeg: &[u8]) -> (u32, u32) {
+    assert_eq!(&jpeg[..2], &[0xFF, 0xD8], "not a JPEG");
+    let mut i = 2;
+    while i + 9 < jpeg.len() {
+        assert_eq!(jpeg[i], 0xFF, "bad JPEG marker");
+        let marker = jpeg[i + 1];
+        let length = u16::from_be_bytes([jpeg[i + 2], jpeg[i + 3]]) as usize;
+        if matches!(marker, 0xC0 | 0xC1 | 0xC2) {
+            let height = u16::from_be_bytes([jpeg[i + 5], jpeg[i + 6]]) as u32;
+            let width = u16::from_be_bytes([jpeg[i + 7], jpeg[i + 8]]) as u32;
+            return (width, height);
+        }
+        i += 2 + length;
+    }
+    panic!("no JPEG frame header");
+}
+
+pub fn profile_dir(profiles: &Path) -> PathBuf {
+    profiles.join("tenant-a").join("work").join("browser-profile")
+}
+
+pub fn downloads_dir(profiles: &Path) -> PathBuf {
+    profiles.join("tenant-a").join("work").join("downloads")
+}
+
+/// Worker logs on the test's output, filtered by `RUST_LOG` (off when unset).
+pub fn logs() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_test_writer()
+        .try_init();
+}

@@ -1,0 +1,182 @@
+//! [`ChromiumBackend`]: the 14 ops of the contract on this worker's Chromium browsers. Every op
+//! finds its page, runs alone on it, within a bound, and — when it may have changed the page —
+//! saves the profile's cookies so a crash cannot lose them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use nanomuse_proto::*;
+use tracing::instrument;
+
+use crate::config::WorkerConfig;
+use crate::error::{Result, WorkerError};
+use crate::ops;
+use crate::page::PageHandle;
+use crate::profiles::Pool;
+
+pub struct ChromiumBackend {
+    config: Arc<WorkerConfig>,
+    pub pool: Arc<Pool>,
+    http: reqwest::Client,
+}
+
+/// Whether an op may change the page (and its cookies).
+#[derive(Clone, Copy, PartialEq)]
+enum Changes {
+    Page,
+    Nothing,
+}
+
+impl ChromiumBackend {
+    pub fn new(config: Arc<WorkerConfig>) -> Self {
+        Self {
+            pool: Arc::new(Pool::new(config.clone())),
+            http: ops::fetch::client(config.timeout()),
+            config,
+        }
+    }
+
+    /// The bound of one whole op: the longest inner wait plus room to report it.
+    fn op_bound(&self) -> Duration {
+        self.config.timeout().max(ops::settle::MAX_SETTLE) + Duration::from_secs(5)
+    }
+
+    async fn on_page<T>(
+        &self,
+        session: Option<&Session>,
+        op: &'static str,
+        changes: Changes,
+        run: impl AsyncFnOnce(&PageHandle) -> Result<T>,
+    ) -> Result<T, BackendError> {
+        let (page, _in_use) = self.pool.page(session).await?;
+        let _alone = page.op_lock.lock().await;
+        let bound = self.op_bound();
+        let outcome = tokio::time::timeout(bound, run(&page))
+            .await
+            .unwrap_or_else(|_| Err(WorkerError::timeout(op, bound.as_millis() as u64)));
+        if changes == Changes::Page
+            && let Err(error) = self.pool.snapshot_cookies(session).await
+        {
+            tracing::warn!(%error, "cookie snapshot failed");
+        }
+        outcome.map_err(|error| {
+            tracing::debug!(op, %error, "op failed");
+            BackendError::from(error)
+        })
+    }
+}
+
+#[tonic::async_trait]
+impl Backend for ChromiumBackend {
+    #[instrument(skip_all, fields(op = "open", page = ?request.session))]
+    async fn open(&self, request: OpenRequest) -> Result<OpenReply, BackendError> {
+        Ok(ops::open::run(&self.pool, &request).await?)
+    }
+
+    #[instrument(skip_all, fields(op = "navigate", page = ?request.session))]
+    async fn navigate(&self, request: NavigateRequest) -> Result<NavigateReply, BackendError> {
+        let timeout = self.config.timeout();
+        self.on_page(request.session.as_ref(), "navigate", Changes::Page, async |page| {
+            ops::navigate::run(page, &request, timeout).await
+        })
+        .await
+    }
+
+    #[instrument(skip_all, fields(op = "evaluate", page = ?request.session))]
+    async fn evaluate(&self, request: EvaluateRequest) -> Result<EvaluateReply, BackendError> {
+        self.on_page(request.session.as_ref(), "evaluate", Changes::Page, async |page| {
+            ops::evaluate::run(page, &request).await
+        })
+        .await
+    }
+
+    #[instrument(skip_all, fields(op = "tap", page = ?request.session))]
+    async fn tap(&self, request: TapRequest) -> Result<TapReply, BackendError> {
+        self.on_page(request.session.as_ref(), "tap", Changes::Page, async |page| {
+            ops::tap::run(page, &request).await
+        })
+        .await
+    }
+
+    #[instrument(skip_all, fields(op = "type", page = ?request.session))]
+    async fn r#type(&self, request: TypeRequest) -> Result<TypeReply, BackendError> {
+        self.on_page(request.session.as_ref(), "type", Changes::Page, async |page| {
+            ops::type_text::run(page, &request).await
+        })
+        .await
+    }
+
+    #[instrument(skip_all, fields(op = "key", page = ?request.session))]
+    async fn key(&self, request: KeyRequest) -> Result<KeyReply, BackendError> {
+        self.on_page(request.session.as_ref(), "key", Changes::Page, async |page| {
+            ops::key::run(page, &request).await
+        })
+        .await
+    }
+
+    #[instrument(skip_all, fields(op = "scroll", page = ?request.session))]
+    async fn scroll(&self, request: ScrollRequest) -> Result<ScrollReply, BackendError> {
+        self.on_page(request.session.as_ref(), "scroll", Changes::Nothing, async |page| {
+            ops::scroll::run(page, &request).await
+        })
+        .await
+    }
+
+    #[instrument(skip_all, fields(op = "back", page = ?request.session))]
+    async fn back(&self, request: BackRequest) -> Result<BackReply, BackendError> {
+        let timeout = self.config.timeout();
+        self.on_page(request.session.as_ref(), "back", Changes::Page, async |page| {
+            ops::back::run(page, &request, timeout).await
+        })
+        .await
+    }
+
+    #[instrument(skip_all, fields(op = "settle", page = ?request.session))]
+    async fn settle(&self, request: SettleRequest) -> Result<SettleReply, BackendError> {
+        let timeout = self.config.timeout();
+        self.on_page(request.session.as_ref(), "settle", Changes::Page, async |page| {
+            ops::settle::run(page, &request, timeout).await
+        })
+        .await
+    }
+
+    #[instrument(skip_all, fields(op = "screenshot", page = ?request.session))]
+    async fn screenshot(
+        &self,
+        request: ScreenshotRequest,
+    ) -> Result<ScreenshotReply, BackendError> {
+        let quality = self.config.jpeg_quality;
+        self.on_page(request.session.as_ref(), "screenshot", Changes::Nothing, async |page| {
+            ops::screenshot::run(page, &request, quality).await
+        })
+        .await
+    }
+
+    #[instrument(skip_all, fields(op = "state", page = ?request.session))]
+    async fn state(&self, request: StateRequest) -> Result<StateReply, BackendError> {
+        let host = self.config.name.clone();
+        self.on_page(request.session.as_ref(), "state", Changes::Nothing, async |page| {
+            ops::state::run(page, &request, &host).await
+        })
+        .await
+    }
+
+    #[instrument(skip_all, fields(op = "fetch", page = ?request.session))]
+    async fn fetch(&self, request: FetchRequest) -> Result<FetchReply, BackendError> {
+        let max_bytes = self.config.fetch_max_bytes;
+        self.on_page(request.session.as_ref(), "fetch", Changes::Page, async |page| {
+            ops::fetch::run(page, &request, &self.http, max_bytes).await
+        })
+        .await
+    }
+
+    #[instrument(skip_all, fields(op = "profile", page = ?request.session))]
+    async fn profile(&self, request: ProfileRequest) -> Result<ProfileReply, BackendError> {
+        Ok(ops::profile::run(&self.pool, &request).await?)
+    }
+
+    #[instrument(skip_all, fields(op = "close", page = ?request.session))]
+    async fn close(&self, request: CloseRequest) -> Result<CloseReply, BackendError> {
+        Ok(ops::close::run(&self.pool, &request).await?)
+    }
+}

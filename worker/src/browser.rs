@@ -1,0 +1,279 @@
+//! One running Chromium for one profile: launched on its persistent `--user-data-dir`, watched
+//! for death (the first handler error means the connection is gone), and closed cleanly.
+
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::target::EventTargetCreated;
+use chromiumoxide::{Browser, BrowserConfig};
+use futures::StreamExt;
+use serde_json::json;
+
+use crate::cdp::{self, SideChannel};
+use crate::config::WorkerConfig;
+use crate::cookies;
+use crate::downloads::Downloads;
+use crate::error::{Result, WorkerError};
+use crate::page::{PageHandle, PageSpec};
+
+/// Flags every browser gets. The network ones keep Chromium from calling home, which this
+/// closed network refuses; the CDP port binds to loopback only (chromiumoxide's default).
+const CHROMIUM_FLAGS: &[&str] = &[
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-gpu",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--no-default-browser-check",
+];
+
+type PageIndex = Arc<Mutex<HashMap<String, Weak<PageHandle>>>>;
+
+pub struct LiveBrowser {
+    browser: Browser,
+    alive: Arc<AtomicBool>,
+    pub side: Arc<SideChannel>,
+    pub chrome_major: String,
+    pub downloads: Arc<Downloads>,
+    pub pages: HashMap<String, Arc<PageHandle>>,
+    /// Target id → page, for the new-window watcher.
+    page_index: PageIndex,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    cookie_snapshot: PathBuf,
+}
+
+impl LiveBrowser {
+    /// Launches Chromium on `profile_dir`, restoring the cookies a crashed predecessor left.
+    pub async fn launch(
+        config: &WorkerConfig,
+        profile_dir: &Path,
+        downloads_dir: &Path,
+    ) -> Result<Self> {
+        tokio::fs::create_dir_all(profile_dir).await?;
+        tokio::fs::create_dir_all(downloads_dir).await?;
+        clear_stale_locks(profile_dir).await;
+
+        let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
+        if running_as_root() {
+            args.push("--no-sandbox".into());
+        }
+        args.extend(config.chromium_args.iter().cloned());
+        let browser_config = BrowserConfig::builder()
+            .chrome_executable(&config.chromium)
+            .user_data_dir(profile_dir)
+            .new_headless_mode()
+            .viewport(None)
+            .request_timeout(config.timeout() + Duration::from_secs(5))
+            .args(args)
+            .build()
+            .map_err(WorkerError::Launch)?;
+        let (browser, mut handler) = Browser::launch(browser_config)
+            .await
+            .map_err(|e| WorkerError::Launch(e.to_string()))?;
+
+        let alive = Arc::new(AtomicBool::new(true));
+        let handler_alive = alive.clone();
+        let handler_task = tokio::spawn(async move {
+            // The first error means the socket is gone (a killed browser); polling on would
+            // leave in-flight commands hanging, so the handler is dropped.
+            while let Some(event) = handler.next().await {
+                if let Err(error) = event {
+                    tracing::warn!(%error, "chromium connection lost");
+                    break;
+                }
+            }
+            handler_alive.store(false, Ordering::SeqCst);
+        });
+
+        let mut tasks = vec![handler_task];
+        let started = async {
+            let side = Arc::new(SideChannel::connect(browser.websocket_address()).await?);
+            let version = browser.version().await?;
+            let chrome_major = version
+                .product
+                .split('/')
+                .nth(1)
+                .and_then(|v| v.split('.').next())
+                .unwrap_or("156")
+                .to_string();
+            cdp::call_browser(
+                &browser,
+                "Browser.setDownloadBehavior",
+                json!({"behavior": "allow", "downloadPath": downloads_dir, "eventsEnabled": true}),
+            )
+            .await?;
+            let (downloads, downloads_task) = Downloads::watch(&browser).await?;
+            let cookie_snapshot = cookies::snapshot_path(profile_dir);
+            let restored = cookies::restore(&browser, &cookie_snapshot).await?;
+            if restored > 0 {
+                tracing::info!(restored, "cookies restored after an unclean stop");
+            }
+            Ok::<_, WorkerError>((side, chrome_major, downloads, downloads_task, cookie_snapshot))
+        };
+        let (side, chrome_major, downloads, downloads_task, cookie_snapshot) = match started.await
+        {
+            Ok(parts) => parts,
+            Err(error) => {
+                let mut browser = browser;
+                let _ = browser.kill().await;
+                return Err(error);
+            }
+        };
+        tasks.push(downloads_task);
+        let page_index = PageIndex::default();
+        if let Ok(task) = watch_new_windows(&browser, side.clone(), page_index.clone()).await {
+            tasks.push(task);
+        }
+        // The startup tab is not one of ours.
+        for page in browser.pages().await.unwrap_or_default() {
+            let _ = page.close().await;
+        }
+        Ok(Self {
+            browser,
+            alive,
+            side,
+            chrome_major,
+            downloads,
+            pages: HashMap::new(),
+            page_index,
+            tasks,
+            cookie_snapshot,
+        })
+    }
+
+    /// What the connection's watcher last saw, without asking the process.
+    pub fn is_alive_now(&self) -> bool {
+        self.alive.load(Ordering::SeqCst)
+    }
+
+    /// False once the connection dropped or the process exited (whichever is seen first).
+    pub fn is_alive(&mut self) -> bool {
+        self.alive.load(Ordering::SeqCst) && matches!(self.browser.try_wait(), Ok(None))
+    }
+
+    pub async fn create_page(&mut self, key: &str, spec: &PageSpec) -> Result<Arc<PageHandle>> {
+        let page = PageHandle::create(
+            &self.browser,
+            self.side.clone(),
+            self.downloads.clone(),
+            spec,
+            &self.chrome_major,
+        )
+        .await?;
+        self.page_index
+            .lock()
+            .unwrap()
+            .insert(page.target_id.clone(), Arc::downgrade(&page));
+        self.pages.insert(key.to_string(), page.clone());
+        Ok(page)
+    }
+
+    pub async fn close_page(&mut self, key: &str) -> Result<()> {
+        if let Some(page) = self.pages.remove(key) {
+            self.page_index.lock().unwrap().remove(&page.target_id);
+            page.close().await?;
+        }
+        Ok(())
+    }
+
+    /// Saves the cookie jar so a crash cannot lose what the last op set.
+    pub async fn snapshot_cookies(&self) -> Result<()> {
+        cookies::save(&self.browser, &self.cookie_snapshot).await
+    }
+
+    /// Closes Chromium cleanly (it writes its cookie database; session cookies end), or kills
+    /// it when it does not answer.
+    pub async fn close(mut self) {
+        for task in &self.tasks[1..] {
+            task.abort();
+        }
+        self.pages.clear();
+        let closed = tokio::time::timeout(Duration::from_secs(10), async {
+            self.browser.close().await.ok()?;
+            self.browser.wait().await.ok()
+        })
+        .await;
+        if !matches!(closed, Ok(Some(_))) {
+            let _ = self.browser.kill().await;
+        }
+        cookies::discard(&self.cookie_snapshot).await;
+        self.tasks[0].abort();
+    }
+
+    /// Kills a browser whose connection is gone; its cookie snapshot stays for the relaunch.
+    pub async fn kill(mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        self.pages.clear();
+        let _ = self.browser.kill().await;
+        let _ = self.browser.wait().await;
+    }
+}
+
+/// A link or script that opened a window anyway: close it and load its URL in the opener.
+async fn watch_new_windows(
+    browser: &Browser,
+    side: Arc<SideChannel>,
+    pages: PageIndex,
+) -> Result<tokio::task::JoinHandle<()>> {
+    let mut created = browser.event_listener::<EventTargetCreated>().await?;
+    Ok(tokio::spawn(async move {
+        while let Some(event) = created.next().await {
+            let info = &event.target_info;
+            let Some(opener) = info.opener_id.as_ref() else { continue };
+            let Some(page) = pages.lock().unwrap().get(opener.inner()).and_then(Weak::upgrade)
+            else {
+                continue;
+            };
+            let url = info.url.clone();
+            let _ = side
+                .call(None, "Target.closeTarget", json!({"targetId": info.target_id.inner()}))
+                .await;
+            if url.starts_with("http://") || url.starts_with("https://") {
+                tracing::debug!(%url, "new window loaded in its opener instead");
+                let _ = page.side_call("Page.navigate", json!({"url": url})).await;
+            }
+        }
+    }))
+}
+
+fn running_as_root() -> bool {
+    std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false)
+}
+
+/// A Chromium killed with its profile open leaves `Singleton*` files naming its pid; an
+/// orphaned Chromium of a killed worker may even still hold the profile. Both are ours to end.
+async fn clear_stale_locks(profile_dir: &Path) {
+    let lock = profile_dir.join("SingletonLock");
+    if let Ok(target) = tokio::fs::read_link(&lock).await {
+        let target = target.to_string_lossy().to_string();
+        if let Some(pid) = target.rsplit('-').next().and_then(|p| p.parse::<u32>().ok()) {
+            let cmdline = tokio::fs::read(format!("/proc/{pid}/cmdline")).await.unwrap_or_default();
+            let needle = profile_dir.to_string_lossy().to_string();
+            if String::from_utf8_lossy(&cmdline).contains(&needle) {
+                tracing::warn!(pid, "ending an orphaned chromium that still holds the profile");
+                let _ = tokio::process::Command::new("kill")
+                    .args(["-9", &pid.to_string()])
+                    .status()
+                    .await;
+                for _ in 0..50 {
+                    if tokio::fs::metadata(format!("/proc/{pid}")).await.is_err() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            }
+        }
+    }
+    for name in ["SingletonLock", "SingletonSocket", "SingletonCookie"] {
+        let _ = tokio::fs::remove_file(profile_dir.join(name)).await;
+    }
+}

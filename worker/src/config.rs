@@ -1,0 +1,80 @@
+//! The worker's configuration: a TOML file, then environment, then flags (see `main.rs`),
+//! validated once at start.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// How a worker runs its browsers.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkerConfig {
+    /// This worker's name, reported as `host` in `state`.
+    pub name: String,
+    /// The Chromium binary.
+    pub chromium: PathBuf,
+    /// Profiles live at `<profiles_root>/<tenant>/<workspace>/browser-profile/`.
+    pub profiles_root: PathBuf,
+    /// A browser with no op for this long is closed; its profile stays on disk.
+    pub idle_timeout_ms: u64,
+    /// The bound of a navigation, a back and a settle when the request gives none.
+    pub timeout_ms: u64,
+    /// The largest response body `fetch` returns.
+    pub fetch_max_bytes: usize,
+    /// JPEG quality when a screenshot request gives none.
+    pub jpeg_quality: u32,
+    /// Extra Chromium flags, after the ones the worker always sets.
+    pub chromium_args: Vec<String>,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        Self {
+            name: "worker".into(),
+            chromium: PathBuf::from("/usr/bin/chromium"),
+            profiles_root: PathBuf::from("data/profiles"),
+            idle_timeout_ms: 10 * 60 * 1000,
+            timeout_ms: 30_000,
+            fetch_max_bytes: 10 * 1024 * 1024,
+            jpeg_quality: 70,
+            chromium_args: Vec::new(),
+        }
+    }
+}
+
+impl WorkerConfig {
+    /// Checks what can be checked before any browser starts; the message names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err("worker.name must not be empty".into());
+        }
+        if !self.chromium.exists() {
+            return Err(format!(
+                "worker.chromium: {} does not exist (install Debian's chromium or set the path)",
+                self.chromium.display()
+            ));
+        }
+        if self.timeout_ms == 0 {
+            return Err("worker.timeout_ms must be above 0".into());
+        }
+        if self.idle_timeout_ms == 0 {
+            return Err("worker.idle_timeout_ms must be above 0".into());
+        }
+        if !(1..=100).contains(&self.jpeg_quality) {
+            return Err("worker.jpeg_quality must be within 1..=100".into());
+        }
+        if self.fetch_max_bytes == 0 {
+            return Err("worker.fetch_max_bytes must be above 0".into());
+        }
+        Ok(())
+    }
+
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms)
+    }
+
+    pub fn idle_timeout(&self) -> Duration {
+        Duration::from_millis(self.idle_timeout_ms)
+    }
+}

@@ -1,0 +1,78 @@
+//! The Chromium worker: serves the 14 `BrowserBackend` ops on Debian's Chromium, one browser
+//! per profile (tenant + workspace) with a persistent `--user-data-dir`, one page per page key.
+
+pub mod backend;
+pub mod browser;
+pub mod cdp;
+pub mod config;
+pub mod cookies;
+pub mod downloads;
+pub mod emulation;
+pub mod error;
+pub mod ops;
+pub mod page;
+pub mod profiles;
+pub mod tracker;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use nanomuse_proto::BackendServer;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tokio_util::sync::CancellationToken;
+
+pub use backend::ChromiumBackend;
+pub use config::WorkerConfig;
+
+/// Serves the worker on `listener` until `shutdown` is cancelled, then stops taking calls,
+/// lets the ones in flight finish and closes every browser cleanly.
+pub async fn run(
+    config: WorkerConfig,
+    listener: TcpListener,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    config.validate().map_err(anyhow::Error::msg)?;
+    let config = Arc::new(config);
+    let backend = Arc::new(ChromiumBackend::new(config.clone()));
+    let address = listener.local_addr()?;
+
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health
+        .set_service_status("", tonic_health::ServingStatus::Serving)
+        .await;
+    health
+        .set_service_status(
+            "nanomuse.browser.v1.BrowserBackend",
+            tonic_health::ServingStatus::Serving,
+        )
+        .await;
+
+    let reaper = {
+        let pool = backend.pool.clone();
+        let shutdown = shutdown.clone();
+        let every = (config.idle_timeout() / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            loop {
+                tokio::select! {
+                    _ = shutdown.cancelled() => break,
+                    _ = tick.tick() => pool.close_idle().await,
+                }
+            }
+        })
+    };
+
+    tracing::info!(%address, name = %config.name, "worker serving");
+    let served = tonic::transport::Server::builder()
+        .add_service(health_service)
+        .add_service(BackendServer::service(backend.clone()))
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown.cancelled())
+        .await;
+    reaper.abort();
+    health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+    backend.pool.close_all().await;
+    tracing::info!("worker stopped");
+    served?;
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! The `worker` binary: configuration from a file, the environment and flags, then [`run`].
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use nanomuse_worker::{WorkerConfig, run};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Parser)]
+#[command(about = "A nanoMuse browser worker: the 14 BrowserBackend ops on Chromium")]
+struct Args {
+    /// A TOML file with a [worker] section.
+    #[arg(long, env = "NANOMUSE_WORKER_CONFIG")]
+    config: Option<PathBuf>,
+    /// Where to serve gRPC.
+    #[arg(long, env = "NANOMUSE_WORKER_LISTEN", default_value = "127.0.0.1:50061")]
+    listen: String,
+    #[arg(long, env = "NANOMUSE_WORKER_NAME")]
+    name: Option<String>,
+    #[arg(long, env = "NANOMUSE_WORKER_CHROMIUM")]
+    chromium: Option<PathBuf>,
+    #[arg(long, env = "NANOMUSE_WORKER_PROFILES")]
+    profiles_root: Option<PathBuf>,
+    #[arg(long, env = "NANOMUSE_WORKER_IDLE_TIMEOUT_MS")]
+    idle_timeout_ms: Option<u64>,
+    /// Log as JSON lines.
+    #[arg(long, env = "NANOMUSE_LOG_JSON")]
+    log_json: bool,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    worker: Option<WorkerConfig>,
+}
+
+fn load(args: &Args) -> Result<WorkerConfig, String> {
+    let mut config = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            toml::from_str::<File>(&text)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+                .worker
+                .unwrap_or_default()
+        }
+        None => WorkerConfig::default(),
+    };
+    if let Some(name) = &args.name {
+        config.name = name.clone();
+    }
+    if let Some(chromium) = &args.chromium {
+        config.chromium = chromium.clone();
+    }
+    if let Some(root) = &args.profiles_root {
+        config.profiles_root = root.clone();
+    }
+    if let Some(ms) = args.idle_timeout_ms {
+        config.idle_timeout_ms = ms;
+    }
+    config.validate()?;
+    Ok(config)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| "info,chromiumoxide=error".into());
+    let logs = tracing_subscriber::fmt().with_env_filter(filter);
+    if args.log_json {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
+    let config = match load(&args) {
+        Ok(config) => config,
+        Err(message) => {
+            eprintln!("worker: bad configuration: {message}");
+            std::process::exit(2);
+        }
+    };
+    let listener = tokio::net::TcpListener::bind(&args.listen).await?;
+    let shutdown = CancellationToken::new();
+    let signal = shutdown.clone();
+    tokio::spawn(async move {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+        signal.cancel();
+    });
+    run(config, listener, shutdown).await
+}

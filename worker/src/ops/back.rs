@@ -1,0 +1,64 @@
+//! `back {}`: one step back in the page's history, waiting for the page to be there (restored
+//! from the back-forward cache, or loaded again).
+
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::page::{
+    EventFrameNavigated, EventLifecycleEvent, EventNavigatedWithinDocument,
+};
+use futures::StreamExt;
+use nanomuse_proto::{BackReply, BackRequest};
+use serde_json::{Value, json};
+
+use crate::cdp;
+use crate::error::{Result, WorkerError};
+use crate::page::PageHandle;
+
+pub async fn run(page: &PageHandle, _request: &BackRequest, timeout: Duration) -> Result<BackReply> {
+    let history = cdp::call(&page.page, "Page.getNavigationHistory", json!({})).await?;
+    let current = history["currentIndex"].as_u64().unwrap_or(0) as usize;
+    let entries = history["entries"].as_array().cloned().unwrap_or_default();
+    let previous = current
+        .checked_sub(1)
+        .and_then(|i| entries.get(i))
+        .filter(|entry| entry["url"].as_str() != Some("about:blank") || current > 1)
+        .ok_or_else(|| {
+            WorkerError::FailedPrecondition(
+                "there is no earlier page in this tab's history to go back to".into(),
+            )
+        })?;
+    let entry_id = previous["id"].clone();
+
+    let mut lifecycle = page.page.event_listener::<EventLifecycleEvent>().await?;
+    let mut navigated = page.page.event_listener::<EventFrameNavigated>().await?;
+    let mut within = page.page.event_listener::<EventNavigatedWithinDocument>().await?;
+    let going_back = async {
+        cdp::call(
+            &page.page,
+            "Page.navigateToHistoryEntry",
+            json!({"entryId": entry_id}),
+        )
+        .await?;
+        loop {
+            tokio::select! {
+                Some(event) = navigated.next() => if event.frame.parent_id.is_none() { break },
+                Some(event) = within.next() => if event.frame_id.inner() == &page.target_id {
+                    return Ok(());
+                },
+                else => return Err(WorkerError::BrowserGone("the page's events ended".into())),
+            }
+        }
+        // A page restored from the back-forward cache is complete at once; others load again.
+        let state = page.evaluate("() => document.readyState", &Value::Null).await;
+        if !matches!(state.as_ref().ok().and_then(Value::as_str), Some("complete")) {
+            super::wait_for_load(page, &mut lifecycle, None).await?;
+        }
+        Ok(())
+    };
+    tokio::time::timeout(timeout, going_back)
+        .await
+        .map_err(|_| WorkerError::timeout("going back", timeout.as_millis() as u64))??;
+    Ok(BackReply {
+        page: Some(super::page_info(page).await?),
+    })
+}

@@ -1,0 +1,197 @@
+//! `fetch {url, method, headers, body}`: an HTTP request that carries the profile's cookies for
+//! its URL, with no page rendered. Cookies the responses set go back into the profile; redirects
+//! are followed here, hop by hop, so the cookies of every hop are kept.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use nanomuse_proto::{FetchReply, FetchRequest, Header};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::cdp;
+use crate::error::{Result, WorkerError};
+use crate::page::PageHandle;
+
+const MAX_REDIRECTS: usize = 20;
+
+/// The HTTP client all fetches share: no redirects of its own, no cookie store of its own.
+pub fn client(timeout: Duration) -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(timeout)
+        .build()
+        .expect("the HTTP client's settings are valid")
+}
+
+pub async fn run(
+    page: &PageHandle,
+    request: &FetchRequest,
+    http: &reqwest::Client,
+    max_bytes: usize,
+) -> Result<FetchReply> {
+    let mut url = super::checked_url(&request.url)?;
+    if url.scheme() != "http" && url.scheme() != "https" {
+        return Err(WorkerError::invalid("fetch takes an http or https URL"));
+    }
+    let method_name = if request.method.is_empty() {
+        "GET"
+    } else {
+        &request.method
+    };
+    let mut method = Method::from_bytes(method_name.to_ascii_uppercase().as_bytes())
+        .map_err(|_| WorkerError::invalid(format!("{method_name:?} is not an HTTP method")))?;
+    let mut body = Some(request.body.clone());
+    let user_agent = page.settings().user_agent;
+
+    for _ in 0..=MAX_REDIRECTS {
+        let cookies = cookie_header(page, url.as_str()).await?;
+        let mut builder = http.request(method.clone(), url.clone());
+        for header in &request.headers {
+            if header.name.eq_ignore_ascii_case("cookie") {
+                continue;
+            }
+            builder = builder.header(&header.name, &header.value);
+        }
+        let has_agent = request
+            .headers
+            .iter()
+            .any(|h| h.name.eq_ignore_ascii_case("user-agent"));
+        if !has_agent {
+            builder = builder.header(reqwest::header::USER_AGENT, &user_agent);
+        }
+        if !cookies.is_empty() {
+            builder = builder.header(reqwest::header::COOKIE, cookies);
+        }
+        if let Some(body) = body.as_ref().filter(|b| !b.is_empty()) {
+            builder = builder.body(body.clone());
+        }
+        let mut response = builder
+            .send()
+            .await
+            .map_err(|e| WorkerError::Fetch(format!("fetch of {url} failed: {}", describe(&e))))?;
+        store_cookies(page, url.as_str(), response.headers()).await?;
+
+        let status = response.status();
+        if status.is_redirection()
+            && let Some(location) = response.headers().get(reqwest::header::LOCATION)
+        {
+            let location = location.to_str().unwrap_or_default();
+            url = url.join(location).map_err(|e| {
+                WorkerError::Fetch(format!("{url} redirected to a bad location {location:?}: {e}"))
+            })?;
+            if url.scheme() != "http" && url.scheme() != "https" {
+                return Err(WorkerError::Fetch(format!(
+                    "a redirect led to {url}, which is not http or https"
+                )));
+            }
+            if matches!(
+                status,
+                StatusCode::MOVED_PERMANENTLY | StatusCode::FOUND | StatusCode::SEE_OTHER
+            ) && method != Method::HEAD
+            {
+                method = Method::GET;
+                body = None;
+            }
+            continue;
+        }
+
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| Header {
+                name: name.as_str().to_string(),
+                value: String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            })
+            .collect();
+        let mut collected = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| WorkerError::Fetch(format!("reading {url} failed: {}", describe(&e))))?
+        {
+            if collected.len() + chunk.len() > max_bytes {
+                return Err(WorkerError::TooLarge(format!(
+                    "the response of {url} is larger than {max_bytes} bytes, the fetch limit"
+                )));
+            }
+            collected.extend_from_slice(&chunk);
+        }
+        return Ok(FetchReply {
+            status: status.as_u16().into(),
+            headers,
+            body: collected,
+            url: url.to_string(),
+        });
+    }
+    Err(WorkerError::Fetch(format!(
+        "{} redirected more than {MAX_REDIRECTS} times",
+        request.url
+    )))
+}
+
+fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text = format!("{text}: {cause}");
+        source = cause.source();
+    }
+    text
+}
+
+/// The `Cookie` header the browser would send to `url`, HttpOnly cookies included.
+async fn cookie_header(page: &PageHandle, url: &str) -> Result<String> {
+    let reply = cdp::call(&page.page, "Network.getCookies", json!({"urls": [url]})).await?;
+    let cookies = reply["cookies"].as_array().cloned().unwrap_or_default();
+    Ok(cookies
+        .iter()
+        .filter_map(|c| Some(format!("{}={}", c["name"].as_str()?, c["value"].as_str()?)))
+        .collect::<Vec<_>>()
+        .join("; "))
+}
+
+/// Writes each `Set-Cookie` of a response into the profile, as the browser would have.
+async fn store_cookies(page: &PageHandle, url: &str, headers: &reqwest::header::HeaderMap) -> Result<()> {
+    let mut cookies = Vec::new();
+    for value in headers.get_all(reqwest::header::SET_COOKIE) {
+        let Ok(text) = value.to_str() else { continue };
+        let Ok(parsed) = cookie::Cookie::parse(text.to_string()) else {
+            tracing::debug!("unparsable Set-Cookie ignored");
+            continue;
+        };
+        cookies.push(cookie_param(&parsed, url));
+    }
+    if !cookies.is_empty() {
+        cdp::call(&page.page, "Network.setCookies", json!({"cookies": cookies})).await?;
+    }
+    Ok(())
+}
+
+fn cookie_param(cookie: &cookie::Cookie<'_>, url: &str) -> Value {
+    let mut param = json!({"name": cookie.name(), "value": cookie.value(), "url": url});
+    if let Some(domain) = cookie.domain() {
+        param["domain"] = json!(domain);
+    }
+    if let Some(path) = cookie.path() {
+        param["path"] = json!(path);
+    }
+    if let Some(secure) = cookie.secure() {
+        param["secure"] = json!(secure);
+    }
+    if let Some(http_only) = cookie.http_only() {
+        param["httpOnly"] = json!(http_only);
+    }
+    if let Some(same_site) = cookie.same_site() {
+        param["sameSite"] = json!(same_site.to_string());
+    }
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs_f64();
+    if let Some(max_age) = cookie.max_age() {
+        param["expires"] = json!(now + max_age.whole_seconds() as f64);
+    } else if let Some(expires) = cookie.expires_datetime() {
+        param["expires"] = json!(expires.unix_timestamp() as f64);
+    }
+    param
+}

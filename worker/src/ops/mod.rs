@@ -1,0 +1,82 @@
+//! The 14 ops on a Chromium page, one module each; [`crate::backend`] dispatches to them.
+
+pub mod back;
+pub mod close;
+pub mod evaluate;
+pub mod fetch;
+pub mod key;
+pub mod navigate;
+pub mod open;
+pub mod profile;
+pub mod screenshot;
+pub mod scroll;
+pub mod settle;
+pub mod state;
+pub mod tap;
+pub mod type_text;
+
+use chromiumoxide::cdp::browser_protocol::page::EventLifecycleEvent;
+use chromiumoxide::listeners::EventStream;
+use futures::StreamExt;
+use nanomuse_proto::PageInfo;
+use serde_json::{Value, json};
+
+use crate::error::{Result, WorkerError};
+use crate::page::PageHandle;
+
+const PAGE_INFO_JS: &str =
+    "() => ({url: location.href, title: document.title, loading: document.readyState !== 'complete'})";
+
+/// The page's URL, title, size and loading state, in one round trip.
+pub async fn page_info(page: &PageHandle) -> Result<PageInfo> {
+    let value = page.evaluate(PAGE_INFO_JS, &Value::Null).await?;
+    let settings = page.settings();
+    Ok(PageInfo {
+        url: value["url"].as_str().unwrap_or_default().to_string(),
+        title: value["title"].as_str().unwrap_or_default().to_string(),
+        width: settings.width,
+        height: settings.height,
+        loading: value["loading"].as_bool().unwrap_or(false),
+    })
+}
+
+/// Waits for the main frame's `load`, of `loader` when given, else of whatever document
+/// commits next.
+pub async fn wait_for_load(
+    page: &PageHandle,
+    events: &mut EventStream<EventLifecycleEvent>,
+    loader: Option<&str>,
+) -> Result<()> {
+    while let Some(event) = events.next().await {
+        let ours = event.frame_id.inner() == &page.target_id
+            && loader.is_none_or(|loader| event.loader_id.inner() == loader);
+        if ours && event.name == "load" {
+            return Ok(());
+        }
+    }
+    Err(WorkerError::BrowserGone("the page's events ended".into()))
+}
+
+/// A URL the browser may be sent to: absolute http(s), or about:blank.
+pub fn checked_url(raw: &str) -> Result<url::Url> {
+    let trimmed = raw.trim();
+    if trimmed == "about:blank" {
+        return Ok(url::Url::parse(trimmed).expect("about:blank parses"));
+    }
+    let url = url::Url::parse(trimmed).map_err(|e| {
+        WorkerError::invalid(format!(
+            "{trimmed:?} is not an absolute URL ({e}); give one like https://example.com/"
+        ))
+    })?;
+    match url.scheme() {
+        "http" | "https" => Ok(url),
+        scheme => Err(WorkerError::invalid(format!(
+            "{scheme}: URLs are not allowed; only http and https"
+        ))),
+    }
+}
+
+/// Parameters of a mouse event at (x, y).
+pub fn mouse(kind: &str, x: f64, y: f64, buttons: u32) -> Value {
+    json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1})
+}

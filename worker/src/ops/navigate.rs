@@ -1,0 +1,85 @@
+//! `navigate {url}`: loads a URL and waits for its `load`. A URL that turns out to be a
+//! download waits for the file instead; one that yields no page (a 204) says so.
+
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::network::{EventResponseReceived, ResourceType};
+use chromiumoxide::cdp::browser_protocol::page::EventLifecycleEvent;
+use futures::{FutureExt, StreamExt};
+use nanomuse_proto::{NavigateReply, NavigateRequest};
+use serde_json::{Value, json};
+
+use crate::downloads::DownloadState;
+use crate::error::{Result, WorkerError};
+use crate::page::PageHandle;
+
+pub async fn run(
+    page: &PageHandle,
+    request: &NavigateRequest,
+    default_timeout: Duration,
+) -> Result<NavigateReply> {
+    let url = super::checked_url(&request.url)?;
+    let timeout = if request.timeout_ms > 0 {
+        Duration::from_millis(request.timeout_ms.into())
+    } else {
+        default_timeout
+    };
+    let mut lifecycle = page.page.event_listener::<EventLifecycleEvent>().await?;
+    let mut responses = page.page.event_listener::<EventResponseReceived>().await?;
+    let known_downloads = page.downloads.known();
+
+    let loading = async {
+        let reply = page
+            .side_call("Page.navigate", json!({"url": url.as_str()}))
+            .await?;
+        if let Some(error) = reply.get("errorText").and_then(Value::as_str) {
+            if reply.get("isDownload").and_then(Value::as_bool) == Some(true) {
+                let download = page
+                    .downloads
+                    .wait_for_new(&page.target_id, &known_downloads)
+                    .await;
+                if download.state == DownloadState::Canceled {
+                    return Err(WorkerError::FailedPrecondition(format!(
+                        "the download of {url} was cancelled"
+                    )));
+                }
+                return Ok((None, Some(download.filename)));
+            }
+            if error == "net::ERR_ABORTED" {
+                return Err(WorkerError::FailedPrecondition(format!(
+                    "navigation to {url} was aborted: the server sent no page (e.g. 204 No \
+                     Content); the page stays where it was"
+                )));
+            }
+            return Err(WorkerError::FailedPrecondition(format!(
+                "navigation to {url} failed: {error}"
+            )));
+        }
+        let loader = reply
+            .get("loaderId")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        // No loader means a same-document navigation (a #fragment): nothing to load.
+        if let Some(loader) = &loader {
+            super::wait_for_load(page, &mut lifecycle, Some(loader)).await?;
+        }
+        Ok((loader, None))
+    };
+    let (loader, download) = tokio::time::timeout(timeout, loading)
+        .await
+        .map_err(|_| WorkerError::timeout(format!("navigation to {url}"), timeout.as_millis() as u64))??;
+
+    let mut status = 0;
+    while let Some(Some(event)) = responses.next().now_or_never() {
+        if Some(event.loader_id.inner()) == loader.as_ref()
+            && event.r#type == ResourceType::Document
+        {
+            status = event.response.status as u32;
+        }
+    }
+    Ok(NavigateReply {
+        page: Some(super::page_info(page).await?),
+        status,
+        download: download.unwrap_or_default(),
+    })
+}

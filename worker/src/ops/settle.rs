@@ -1,0 +1,53 @@
+//! `settle {timeout_ms}`: waits until the document has loaded, no request is in flight and two
+//! animation frames have passed without network activity — bounded by the timeout.
+
+use std::time::Duration;
+
+use nanomuse_proto::{SettleReply, SettleRequest};
+use serde_json::Value;
+use tokio::time::Instant;
+
+use crate::error::Result;
+use crate::page::PageHandle;
+
+/// Two frames: by then the handlers of an input have run and started what they start.
+const TWO_FRAMES_JS: &str = "() => new Promise((resolve) => requestAnimationFrame(() => \
+     requestAnimationFrame(() => resolve(document.readyState))))";
+
+/// The longest settle anyone may ask for.
+pub const MAX_SETTLE: Duration = Duration::from_secs(60);
+
+pub async fn run(
+    page: &PageHandle,
+    request: &SettleRequest,
+    default_timeout: Duration,
+) -> Result<SettleReply> {
+    let bound = match request.timeout_ms {
+        0 => default_timeout,
+        ms => Duration::from_millis(ms.into()),
+    }
+    .min(MAX_SETTLE);
+    let deadline = Instant::now() + bound;
+    let mut changes = page.tracker.subscribe();
+    loop {
+        let round_start = std::time::Instant::now();
+        let state = match tokio::time::timeout_at(deadline, page.evaluate(TWO_FRAMES_JS, &Value::Null)).await {
+            Err(_) => return Ok(SettleReply { settled: false }),
+            // A document being replaced has no frames to give; look again after the change.
+            Ok(Err(_)) => None,
+            Ok(Ok(state)) => state.as_str().map(str::to_string),
+        };
+        let network = page.tracker.snapshot();
+        let quiet = network.in_flight == 0 && network.last_activity <= round_start;
+        if state.as_deref() == Some("complete") && quiet {
+            return Ok(SettleReply { settled: true });
+        }
+        if network.in_flight > 0 || state.is_none() || state.as_deref() != Some("complete") {
+            changes.borrow_and_update();
+            let next_change = tokio::time::timeout(Duration::from_millis(250), changes.changed());
+            if tokio::time::timeout_at(deadline, next_change).await.is_err() {
+                return Ok(SettleReply { settled: false });
+            }
+        }
+    }
+}

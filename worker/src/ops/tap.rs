@@ -1,0 +1,59 @@
+//! `tap {x, y}`: what a finger does on a phone profile (touch), what a mouse does on a desktop
+//! one (move, press, release), at CSS px of the viewport.
+
+use nanomuse_proto::{TapReply, TapRequest};
+use serde_json::json;
+
+use crate::cdp;
+use crate::error::{Result, WorkerError};
+use crate::page::PageHandle;
+
+pub async fn run(page: &PageHandle, request: &TapRequest) -> Result<TapReply> {
+    let settings = page.settings();
+    let (x, y) = (request.x, request.y);
+    let inside = x.is_finite()
+        && y.is_finite()
+        && (0.0..settings.width as f64).contains(&x)
+        && (0.0..settings.height as f64).contains(&y);
+    if !inside {
+        return Err(WorkerError::invalid(format!(
+            "({x}, {y}) is outside the {}×{} viewport",
+            settings.width, settings.height
+        )));
+    }
+    let hit = page
+        .evaluate(
+            "([x, y]) => document.elementFromPoint(x, y) !== null",
+            &json!([x, y]),
+        )
+        .await?;
+    if hit != json!(true) {
+        return Err(WorkerError::FailedPrecondition(format!(
+            "no element at ({x}, {y})"
+        )));
+    }
+    if settings.mobile {
+        cdp::call(
+            &page.page,
+            "Input.dispatchTouchEvent",
+            json!({"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}),
+        )
+        .await?;
+        // chromiumoxide's typed touchEnd drops the empty list Chromium insists on.
+        cdp::call(
+            &page.page,
+            "Input.dispatchTouchEvent",
+            json!({"type": "touchEnd", "touchPoints": []}),
+        )
+        .await?;
+    } else {
+        for (kind, buttons) in [("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 0)] {
+            let mut params = super::mouse(kind, x, y, buttons);
+            if kind == "mouseMoved" {
+                params["button"] = json!("none");
+            }
+            cdp::call(&page.page, "Input.dispatchMouseEvent", params).await?;
+        }
+    }
+    Ok(TapReply {})
+}

@@ -1,0 +1,154 @@
+//! One page of a profile's browser: the chromiumoxide page, our side-channel session on it, its
+//! settings and its network tracker. Ops on one page run one at a time.
+
+use std::sync::{Arc, Mutex};
+
+use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
+use chromiumoxide::{Browser, Page};
+use serde_json::{Value, json};
+
+use crate::cdp::{self, SideChannel};
+use crate::downloads::Downloads;
+use crate::emulation::{self, PageSettings};
+use crate::error::{Result, WorkerError};
+use crate::tracker::NetworkTracker;
+
+/// Keeps the spec's "one tab": `window.open` and links or forms aimed at another window load in
+/// this page instead. What slips through is caught by the browser's `targetCreated` watcher.
+const ONE_TAB_SCRIPT: &str = r#"(() => {
+  if (window !== window.top) return;
+  const sameWindow = (target) => !target || ['_self', '_parent', '_top'].includes(target);
+  window.open = function (url) {
+    if (url !== undefined && url !== null && String(url) !== '') {
+      location.href = new URL(String(url), location.href).href;
+    }
+    return window;
+  };
+  document.addEventListener('click', (event) => {
+    const link = event.target && event.target.closest && event.target.closest('a[target], area[target]');
+    if (link && !sameWindow(link.target)) link.target = '_self';
+  }, true);
+  document.addEventListener('submit', (event) => {
+    const form = event.target;
+    if (form && !sameWindow(form.target)) form.target = '_self';
+  }, true);
+})();"#;
+
+/// What the worker remembers of a page across browser relaunches.
+#[derive(Debug, Clone)]
+pub struct PageSpec {
+    pub settings: PageSettings,
+    pub last_url: Arc<Mutex<Option<String>>>,
+}
+
+pub struct PageHandle {
+    pub page: Page,
+    pub target_id: String,
+    /// Our flat session on this target, on the browser's [`SideChannel`].
+    pub side_session: String,
+    pub side: Arc<SideChannel>,
+    pub downloads: Arc<Downloads>,
+    pub tracker: Arc<NetworkTracker>,
+    pub settings: Mutex<PageSettings>,
+    pub chrome_major: String,
+    /// Serialises the ops on this page.
+    pub op_lock: tokio::sync::Mutex<()>,
+    tracker_task: tokio::task::JoinHandle<()>,
+}
+
+impl PageHandle {
+    /// Creates a page in `browser` with `spec`'s settings, in a window of its own (only a
+    /// window's newest page is drawn, and an undrawn page never settles).
+    pub async fn create(
+        browser: &Browser,
+        side: Arc<SideChannel>,
+        downloads: Arc<Downloads>,
+        spec: &PageSpec,
+        chrome_major: &str,
+    ) -> Result<Arc<Self>> {
+        let params = CreateTargetParams::builder()
+            .url("about:blank")
+            .new_window(true)
+            .build()
+            .map_err(WorkerError::invalid)?;
+        let page = browser.new_page(params).await?;
+        let target_id = page.target_id().inner().clone();
+        let setup = async {
+            emulation::apply(&page, &spec.settings, chrome_major).await?;
+            cdp::call(
+                &page,
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": ONE_TAB_SCRIPT, "runImmediately": true}),
+            )
+            .await?;
+            let side_session = side.attach(&target_id).await?;
+            let (tracker, tracker_task) =
+                NetworkTracker::start(&page, target_id.clone(), spec.last_url.clone()).await?;
+            Ok::<_, WorkerError>((side_session, tracker, tracker_task))
+        };
+        let (side_session, tracker, tracker_task) = match setup.await {
+            Ok(parts) => parts,
+            Err(error) => {
+                let _ = page.close().await;
+                return Err(error);
+            }
+        };
+        Ok(Arc::new(Self {
+            page,
+            target_id,
+            side_session,
+            side,
+            downloads,
+            tracker,
+            settings: Mutex::new(spec.settings.clone()),
+            chrome_major: chrome_major.to_string(),
+            op_lock: tokio::sync::Mutex::new(()),
+            tracker_task,
+        }))
+    }
+
+    pub fn settings(&self) -> PageSettings {
+        self.settings.lock().unwrap().clone()
+    }
+
+    /// Runs `(js)(arg)` in the page and returns its JSON value (a promise is awaited).
+    pub async fn evaluate(&self, js: &str, arg: &Value) -> Result<Value> {
+        let expression = format!("({js})({arg})");
+        let reply = cdp::call(
+            &self.page,
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true, "awaitPromise": true,
+                   "userGesture": true}),
+        )
+        .await?;
+        if let Some(details) = reply.get("exceptionDetails") {
+            let text = details
+                .pointer("/exception/description")
+                .or_else(|| details.get("text"))
+                .and_then(Value::as_str)
+                .unwrap_or("an exception");
+            return Err(WorkerError::Script(text.lines().next().unwrap_or(text).to_string()));
+        }
+        Ok(reply.pointer("/result/value").cloned().unwrap_or(Value::Null))
+    }
+
+    /// Sends a command on our side-channel session (for what chromiumoxide would intercept).
+    pub async fn side_call(&self, method: &str, params: Value) -> Result<Value> {
+        self.side
+            .call(Some(&self.side_session), method, params)
+            .await
+    }
+
+    /// Closes the page's target.
+    pub async fn close(&self) -> Result<()> {
+        self.tracker_task.abort();
+        self.page.clone().close().await?;
+        Ok(())
+    }
+}
+
+impl Drop for PageHandle {
+    fn drop(&mut self) {
+        self.tracker_task.abort();
+    }
+}

@@ -1,0 +1,282 @@
+//! The worker's profiles: one browser per tenant + workspace, launched on first use,
+//! relaunched after a crash, closed when idle. Pages are remembered by key with their settings
+//! and last URL, so a relaunched browser brings them back where they were.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use nanomuse_proto::Session;
+
+use crate::browser::LiveBrowser;
+use crate::config::WorkerConfig;
+use crate::error::{Result, WorkerError};
+use crate::page::{PageHandle, PageSpec};
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ProfileKey {
+    pub tenant: String,
+    pub workspace: String,
+}
+
+/// Names become path components: only a safe alphabet, never `.` or `..`.
+fn checked_name<'a>(what: &str, value: &'a str) -> Result<&'a str> {
+    let ok = !value.is_empty()
+        && value.len() <= 128
+        && value != "."
+        && value != ".."
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(value)
+    } else {
+        Err(WorkerError::invalid(format!(
+            "session {what} {value:?} is not valid: use 1 to 128 of A-Z a-z 0-9 - _ ."
+        )))
+    }
+}
+
+/// The profile and page key named by a request's session.
+pub fn parse_session(session: Option<&Session>) -> Result<(ProfileKey, String)> {
+    let session = session.ok_or_else(|| WorkerError::invalid("the request has no session"))?;
+    let key = ProfileKey {
+        tenant: checked_name("tenant", &session.tenant)?.to_string(),
+        workspace: checked_name("workspace", &session.workspace)?.to_string(),
+    };
+    let page = checked_name("page", &session.page)?.to_string();
+    Ok((key, page))
+}
+
+#[derive(Default)]
+struct ProfileState {
+    live: Option<LiveBrowser>,
+    specs: HashMap<String, PageSpec>,
+}
+
+pub struct Profile {
+    pub key: ProfileKey,
+    dir: PathBuf,
+    downloads_dir: PathBuf,
+    state: tokio::sync::Mutex<ProfileState>,
+    last_used: Mutex<Instant>,
+    in_flight: AtomicUsize,
+}
+
+/// Marks a profile busy for the life of an op, so the idle reaper leaves it alone.
+pub struct InUse(Arc<Profile>);
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        *self.0.last_used.lock().unwrap() = Instant::now();
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+pub struct Pool {
+    config: Arc<WorkerConfig>,
+    profiles: Mutex<HashMap<ProfileKey, Arc<Profile>>>,
+}
+
+impl Pool {
+    pub fn new(config: Arc<WorkerConfig>) -> Self {
+        Self {
+            config,
+            profiles: Mutex::default(),
+        }
+    }
+
+    fn profile(&self, key: &ProfileKey) -> Arc<Profile> {
+        let mut profiles = self.profiles.lock().unwrap();
+        profiles
+            .entry(key.clone())
+            .or_insert_with(|| {
+                let root = self
+                    .config
+                    .profiles_root
+                    .join(&key.tenant)
+                    .join(&key.workspace);
+                Arc::new(Profile {
+                    key: key.clone(),
+                    dir: root.join("browser-profile"),
+                    downloads_dir: root.join("downloads"),
+                    state: tokio::sync::Mutex::default(),
+                    last_used: Mutex::new(Instant::now()),
+                    in_flight: AtomicUsize::new(0),
+                })
+            })
+            .clone()
+    }
+
+    fn in_use(profile: &Arc<Profile>) -> InUse {
+        profile.in_flight.fetch_add(1, Ordering::SeqCst);
+        InUse(profile.clone())
+    }
+
+    /// The profile's running browser, launched or relaunched as needed.
+    async fn live<'a>(
+        &self,
+        profile: &Profile,
+        slot: &'a mut Option<LiveBrowser>,
+    ) -> Result<&'a mut LiveBrowser> {
+        if slot.as_mut().is_some_and(|live| !live.is_alive()) {
+            tracing::warn!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
+                "chromium died; relaunching on the same profile");
+            if let Some(dead) = slot.take() {
+                dead.kill().await;
+            }
+        }
+        if slot.is_none() {
+            let started = Instant::now();
+            let live = LiveBrowser::launch(&self.config, &profile.dir, &profile.downloads_dir).await?;
+            tracing::info!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
+                elapsed_ms = started.elapsed().as_millis() as u64, "chromium launched");
+            *slot = Some(live);
+        }
+        Ok(slot.as_mut().expect("just launched"))
+    }
+
+    /// Opens (or re-profiles) the page of `session`; with `must_exist`, only an open page.
+    pub async fn open(
+        &self,
+        session: Option<&Session>,
+        must_exist: bool,
+        settings: impl FnOnce(&str) -> Result<crate::emulation::PageSettings>,
+    ) -> Result<(Arc<PageHandle>, InUse)> {
+        let (key, page_key) = parse_session(session)?;
+        let profile = self.profile(&key);
+        let in_use = Self::in_use(&profile);
+        let mut state = profile.state.lock().await;
+        let state = &mut *state;
+        if must_exist && !state.specs.contains_key(&page_key) {
+            return Err(WorkerError::NotFound(format!(
+                "page {page_key:?} of workspace {:?} is not open; open it first",
+                key.workspace
+            )));
+        }
+        let live = self.live(&profile, &mut state.live).await?;
+        let settings = settings(&live.chrome_major)?;
+        if must_exist && !live.pages.contains_key(&page_key) {
+            let spec = state.specs.get(&page_key).cloned().expect("checked above");
+            live.create_page(&page_key, &spec).await?;
+        }
+        if let Some(page) = live.pages.get(&page_key).cloned() {
+            crate::emulation::apply(&page.page, &settings, &live.chrome_major).await?;
+            *page.settings.lock().unwrap() = settings.clone();
+            if let Some(spec) = state.specs.get_mut(&page_key) {
+                spec.settings = settings;
+            }
+            return Ok((page, in_use));
+        }
+        let spec = PageSpec {
+            settings,
+            last_url: Arc::default(),
+        };
+        let page = live.create_page(&page_key, &spec).await?;
+        state.specs.insert(page_key, spec);
+        Ok((page, in_use))
+    }
+
+    /// The open page of `session`. A page whose browser was closed or crashed is brought back
+    /// with its settings at its last URL.
+    pub async fn page(&self, session: Option<&Session>) -> Result<(Arc<PageHandle>, InUse)> {
+        let (key, page_key) = parse_session(session)?;
+        let profile = self.profile(&key);
+        let in_use = Self::in_use(&profile);
+        let mut state = profile.state.lock().await;
+        let state = &mut *state;
+        let Some(spec) = state.specs.get(&page_key).cloned() else {
+            return Err(WorkerError::NotFound(format!(
+                "page {page_key:?} of workspace {:?} is not open; open it first",
+                key.workspace
+            )));
+        };
+        let live = self.live(&profile, &mut state.live).await?;
+        if let Some(page) = live.pages.get(&page_key) {
+            return Ok((page.clone(), in_use));
+        }
+        let page = live.create_page(&page_key, &spec).await?;
+        let last_url = spec.last_url.lock().unwrap().clone();
+        if let Some(url) = last_url.filter(|u| u.starts_with("http://") || u.starts_with("https://")) {
+            tracing::info!(%url, "page brought back after a relaunch");
+            let _ = page.side_call("Page.navigate", serde_json::json!({"url": url})).await;
+        }
+        Ok((page, in_use))
+    }
+
+    /// Closes the page of `session`; the profile and its cookies stay.
+    pub async fn close(&self, session: Option<&Session>) -> Result<()> {
+        let (key, page_key) = parse_session(session)?;
+        let profile = self.profile(&key);
+        let _in_use = Self::in_use(&profile);
+        let mut state = profile.state.lock().await;
+        if state.specs.remove(&page_key).is_none() {
+            return Err(WorkerError::NotFound(format!(
+                "page {page_key:?} of workspace {:?} is not open",
+                key.workspace
+            )));
+        }
+        if let Some(live) = state.live.as_mut().filter(|live| live.is_alive_now()) {
+            live.close_page(&page_key).await?;
+            live.snapshot_cookies().await?;
+        }
+        Ok(())
+    }
+
+    /// Saves the cookie jar of the profile of `session`, if its browser runs.
+    pub async fn snapshot_cookies(&self, session: Option<&Session>) -> Result<()> {
+        let (key, _) = parse_session(session)?;
+        let profile = self.profile(&key);
+        let mut state = profile.state.lock().await;
+        if let Some(live) = state.live.as_mut().filter(|live| live.is_alive_now()) {
+            live.snapshot_cookies().await?;
+        }
+        Ok(())
+    }
+
+    /// Closes the browsers that have had no op for the idle timeout; profiles stay on disk.
+    pub async fn close_idle(&self) {
+        let idle = self.config.idle_timeout();
+        let profiles: Vec<_> = self.profiles.lock().unwrap().values().cloned().collect();
+        for profile in profiles {
+            let quiet = profile.in_flight.load(Ordering::SeqCst) == 0
+                && profile.last_used.lock().unwrap().elapsed() >= idle;
+            if !quiet {
+                continue;
+            }
+            let Ok(mut state) = profile.state.try_lock() else { continue };
+            if let Some(live) = state.live.take() {
+                tracing::info!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
+                    "closing idle chromium");
+                live.close().await;
+            }
+        }
+    }
+
+    /// How many browsers and pages are live.
+    pub async fn counts(&self) -> (usize, usize) {
+        let profiles: Vec<_> = self.profiles.lock().unwrap().values().cloned().collect();
+        let mut browsers = 0;
+        let mut pages = 0;
+        for profile in profiles {
+            let state = profile.state.lock().await;
+            if let Some(live) = &state.live {
+                browsers += 1;
+                pages += live.pages.len();
+            }
+        }
+        (browsers, pages)
+    }
+
+    /// Closes every browser cleanly (on shutdown).
+    pub async fn close_all(&self) {
+        let profiles: Vec<_> = self.profiles.lock().unwrap().values().cloned().collect();
+        for profile in profiles {
+            if let Some(live) = profile.state.lock().await.live.take() {
+                live.close().await;
+            }
+        }
+    }
+}

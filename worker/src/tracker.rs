@@ -1,0 +1,132 @@
+//! Watches one page's network and navigations, so `settle` knows when the page is quiet and a
+//! relaunched browser knows where each page was.
+//!
+//! chromiumoxide gives every event type its own channel, so a `loadingFinished` may be seen
+//! before its `requestWillBeSent`: an early finish is remembered until its start arrives.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::network::{
+    EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent,
+};
+use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventLifecycleEvent};
+use futures::StreamExt;
+use tokio::sync::watch;
+
+use crate::error::Result;
+
+#[derive(Debug, Default)]
+struct Requests {
+    in_flight: HashSet<String>,
+    finished_early: HashSet<String>,
+}
+
+/// What [`NetworkTracker`] knows of a page right now.
+#[derive(Debug, Clone, Copy)]
+pub struct NetworkSnapshot {
+    pub in_flight: usize,
+    pub last_activity: Instant,
+}
+
+#[derive(Debug)]
+pub struct NetworkTracker {
+    requests: Mutex<Requests>,
+    last_activity: Mutex<Instant>,
+    /// The main frame's URL after its last committed navigation.
+    last_url: Arc<Mutex<Option<String>>>,
+    /// Bumped on every event, so waiters wake without polling.
+    changes: watch::Sender<u64>,
+    main_frame: String,
+}
+
+impl NetworkTracker {
+    /// Starts tracking `page`; the returned task ends when the page's events end.
+    pub async fn start(
+        page: &Page,
+        main_frame: String,
+        last_url: Arc<Mutex<Option<String>>>,
+    ) -> Result<(Arc<Self>, tokio::task::JoinHandle<()>)> {
+        let mut started = page.event_listener::<EventRequestWillBeSent>().await?;
+        let mut finished = page.event_listener::<EventLoadingFinished>().await?;
+        let mut failed = page.event_listener::<EventLoadingFailed>().await?;
+        let mut navigated = page.event_listener::<EventFrameNavigated>().await?;
+        let mut lifecycle = page.event_listener::<EventLifecycleEvent>().await?;
+        let tracker = Arc::new(Self {
+            requests: Mutex::default(),
+            last_activity: Mutex::new(Instant::now()),
+            last_url,
+            changes: watch::channel(0).0,
+            main_frame,
+        });
+        let this = tracker.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    Some(event) = started.next() => this.on_start(event.request_id.inner()),
+                    Some(event) = finished.next() => this.on_end(event.request_id.inner()),
+                    Some(event) = failed.next() => this.on_end(event.request_id.inner()),
+                    Some(event) = navigated.next() => {
+                        if event.frame.parent_id.is_none() {
+                            this.on_main_frame_navigated(&event.frame.url);
+                        }
+                    }
+                    Some(_) = lifecycle.next() => this.touch(),
+                    else => break,
+                }
+            }
+        });
+        Ok((tracker, task))
+    }
+
+    fn touch(&self) {
+        *self.last_activity.lock().unwrap() = Instant::now();
+        self.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    fn on_start(&self, id: &str) {
+        {
+            let mut requests = self.requests.lock().unwrap();
+            if !requests.finished_early.remove(id) {
+                requests.in_flight.insert(id.to_string());
+            }
+        }
+        self.touch();
+    }
+
+    fn on_end(&self, id: &str) {
+        {
+            let mut requests = self.requests.lock().unwrap();
+            if !requests.in_flight.remove(id) {
+                requests.finished_early.insert(id.to_string());
+            }
+        }
+        self.touch();
+    }
+
+    fn on_main_frame_navigated(&self, url: &str) {
+        // A new document: requests of the old one that were cancelled never report an end.
+        // The new document's own request has already finished by the time it commits.
+        *self.requests.lock().unwrap() = Requests::default();
+        *self.last_url.lock().unwrap() = Some(url.to_string());
+        self.touch();
+    }
+
+    pub fn snapshot(&self) -> NetworkSnapshot {
+        NetworkSnapshot {
+            in_flight: self.requests.lock().unwrap().in_flight.len(),
+            last_activity: *self.last_activity.lock().unwrap(),
+        }
+    }
+
+    pub fn main_frame(&self) -> &str {
+        &self.main_frame
+    }
+
+    /// A receiver that wakes on the next change.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+}
