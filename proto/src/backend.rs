@@ -73,10 +73,8 @@ pub trait Backend: Send + Sync + 'static {
     async fn scroll(&self, request: ScrollRequest) -> Result<ScrollReply, BackendError>;
     async fn back(&self, request: BackRequest) -> Result<BackReply, BackendError>;
     async fn settle(&self, request: SettleRequest) -> Result<SettleReply, BackendError>;
-    async fn screenshot(
-        &self,
-        request: ScreenshotRequest,
-    ) -> Result<ScreenshotReply, BackendError>;
+    async fn screenshot(&self, request: ScreenshotRequest)
+    -> Result<ScreenshotReply, BackendError>;
     async fn state(&self, request: StateRequest) -> Result<StateReply, BackendError>;
     async fn fetch(&self, request: FetchRequest) -> Result<FetchReply, BackendError>;
     async fn profile(&self, request: ProfileRequest) -> Result<ProfileReply, BackendError>;

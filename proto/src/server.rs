@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
+use crate::Backend;
 use crate::v1::browser_backend_server::{BrowserBackend, BrowserBackendServer};
 use crate::v1::*;
-use crate::Backend;
 
 /// Serves a [`Backend`] as the `BrowserBackend` gRPC service.
 pub struct BackendServer<B: Backend> {

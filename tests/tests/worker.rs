@@ -79,11 +79,17 @@ async fn every_op_works_over_grpc_on_a_desktop_page() {
     let info = reply.page.unwrap();
     assert_eq!(info.title, "Test page");
     assert_eq!(reply.status, 200);
-    assert_eq!(eval(b, "p1", "() => [innerWidth, innerHeight]").await, json!([1280, 900]));
+    assert_eq!(
+        eval(b, "p1", "() => [innerWidth, innerHeight]").await,
+        json!([1280, 900])
+    );
 
     // tap: a mouse click on the button's centre.
     tap(b, "p1", 110.0, 35.0).await;
-    assert_eq!(eval(b, "p1", "() => document.getElementById('out').textContent").await, json!("clicked"));
+    assert_eq!(
+        eval(b, "p1", "() => document.getElementById('out').textContent").await,
+        json!("clicked")
+    );
     assert_eq!(
         eval(b, "p1", "() => window.seen").await,
         json!(["mousedown", "mouseup", "click"])
@@ -91,9 +97,22 @@ async fn every_op_works_over_grpc_on_a_desktop_page() {
 
     // type into the focused field, then Enter submits its form.
     tap(b, "p1", 100.0, 135.0).await;
-    b.r#type(TypeRequest { session: session("p1"), text: "héllo wörld".into() }).await.unwrap();
-    assert_eq!(eval(b, "p1", "() => document.getElementById('q').value").await, json!("héllo wörld"));
-    b.key(KeyRequest { session: session("p1"), key: "Enter".into() }).await.unwrap();
+    b.r#type(TypeRequest {
+        session: session("p1"),
+        text: "héllo wörld".into(),
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        eval(b, "p1", "() => document.getElementById('q').value").await,
+        json!("héllo wörld")
+    );
+    b.key(KeyRequest {
+        session: session("p1"),
+        key: "Enter".into(),
+    })
+    .await
+    .unwrap();
     settle(b, "p1").await;
     let now = state(b, "p1").await;
     assert_eq!(now.title, "Submitted");
@@ -102,29 +121,59 @@ async fn every_op_works_over_grpc_on_a_desktop_page() {
     assert!(!now.loading);
 
     // back returns to the form page.
-    let back = b.back(BackRequest { session: session("p1") }).await.unwrap();
+    let back = b
+        .back(BackRequest {
+            session: session("p1"),
+        })
+        .await
+        .unwrap();
     assert_eq!(back.page.unwrap().title, "Test page");
 
     // scroll moves the page by the wheel.
-    b.scroll(ScrollRequest { session: session("p1"), dy: 600.0 }).await.unwrap();
+    b.scroll(ScrollRequest {
+        session: session("p1"),
+        dy: 600.0,
+    })
+    .await
+    .unwrap();
     settle(b, "p1").await;
     assert_eq!(eval(b, "p1", "() => Math.round(scrollY)").await, json!(600));
 
     // screenshot: a JPEG of the viewport in CSS px.
-    let shot = b.screenshot(ScreenshotRequest { session: session("p1"), quality: 60 }).await.unwrap();
+    let shot = b
+        .screenshot(ScreenshotRequest {
+            session: session("p1"),
+            quality: 60,
+        })
+        .await
+        .unwrap();
     assert_eq!((shot.width, shot.height), (1280, 900));
     assert_eq!(jpeg_size(&shot.jpeg), (1280, 900));
 
     // a link click follows the link.
-    b.scroll(ScrollRequest { session: session("p1"), dy: -600.0 }).await.unwrap();
+    b.scroll(ScrollRequest {
+        session: session("p1"),
+        dy: -600.0,
+    })
+    .await
+    .unwrap();
     settle(b, "p1").await;
     tap(b, "p1", 50.0, 215.0).await;
     settle(b, "p1").await;
     assert_eq!(state(b, "p1").await.title, "Second");
 
     // close: the page is gone, its profile is not.
-    b.close(CloseRequest { session: session("p1") }).await.unwrap();
-    let gone = b.state(StateRequest { session: session("p1") }).await.unwrap_err();
+    b.close(CloseRequest {
+        session: session("p1"),
+    })
+    .await
+    .unwrap();
+    let gone = b
+        .state(StateRequest {
+            session: session("p1"),
+        })
+        .await
+        .unwrap_err();
     assert!(matches!(gone, BackendError::NotFound(_)), "{gone:?}");
     assert!(profile_dir(dir.path()).join("Default").exists());
     worker.stop().await;
@@ -139,16 +188,34 @@ async fn mobile_profile_taps_by_touch_and_screenshots_in_css_px() {
     let b = &worker.backend;
     b.open(open_request("m", true)).await.unwrap();
     navigate(b, "m", format!("http://{site}/page")).await;
-    assert_eq!(eval(b, "m", "() => [innerWidth, innerHeight]").await, json!([412, 915]));
-    assert_eq!(eval(b, "m", "() => matchMedia('(pointer: coarse)').matches").await, json!(true));
-    assert_eq!(eval(b, "m", "() => /Android.*Mobile/.test(navigator.userAgent)").await, json!(true));
+    assert_eq!(
+        eval(b, "m", "() => [innerWidth, innerHeight]").await,
+        json!([412, 915])
+    );
+    assert_eq!(
+        eval(b, "m", "() => matchMedia('(pointer: coarse)').matches").await,
+        json!(true)
+    );
+    assert_eq!(
+        eval(b, "m", "() => /Android.*Mobile/.test(navigator.userAgent)").await,
+        json!(true)
+    );
     tap(b, "m", 110.0, 35.0).await;
-    assert_eq!(eval(b, "m", "() => document.getElementById('out').textContent").await, json!("clicked"));
+    assert_eq!(
+        eval(b, "m", "() => document.getElementById('out').textContent").await,
+        json!("clicked")
+    );
     let seen = eval(b, "m", "() => window.seen").await;
     assert_eq!(seen[0], json!("touchstart"), "{seen}");
     assert!(seen.as_array().unwrap().contains(&json!("click")), "{seen}");
 
-    let shot = b.screenshot(ScreenshotRequest { session: session("m"), quality: 0 }).await.unwrap();
+    let shot = b
+        .screenshot(ScreenshotRequest {
+            session: session("m"),
+            quality: 0,
+        })
+        .await
+        .unwrap();
     assert_eq!((shot.width, shot.height), (412, 915));
     assert_eq!(jpeg_size(&shot.jpeg), (412, 915));
     worker.stop().await;
@@ -174,8 +241,14 @@ async fn profile_switch_changes_user_agent_and_viewport_as_the_page_sees_them() 
     })
     .await
     .unwrap();
-    assert_eq!(eval(b, "p", "() => [innerWidth, innerHeight]").await, json!([400, 800]));
-    assert_eq!(eval(b, "p", "() => navigator.userAgent").await, json!("NanoTestAgent/1.0 (Mobile)"));
+    assert_eq!(
+        eval(b, "p", "() => [innerWidth, innerHeight]").await,
+        json!([400, 800])
+    );
+    assert_eq!(
+        eval(b, "p", "() => navigator.userAgent").await,
+        json!("NanoTestAgent/1.0 (Mobile)")
+    );
     let echoed = navigate(b, "p", format!("http://{site}/echo-ua")).await;
     assert_eq!(echoed.status, 200);
     assert_eq!(
@@ -183,17 +256,34 @@ async fn profile_switch_changes_user_agent_and_viewport_as_the_page_sees_them() 
         json!("NanoTestAgent/1.0 (Mobile)")
     );
 
-    b.profile(ProfileRequest { session: session("p"), mobile: false, ..Default::default() })
-        .await
-        .unwrap();
-    assert_eq!(eval(b, "p", "() => [innerWidth, innerHeight]").await, json!([1280, 900]));
-    assert_eq!(eval(b, "p", "() => /X11; Linux/.test(navigator.userAgent)").await, json!(true));
+    b.profile(ProfileRequest {
+        session: session("p"),
+        mobile: false,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        eval(b, "p", "() => [innerWidth, innerHeight]").await,
+        json!([1280, 900])
+    );
+    assert_eq!(
+        eval(b, "p", "() => /X11; Linux/.test(navigator.userAgent)").await,
+        json!(true)
+    );
 
     let bad = b
-        .profile(ProfileRequest { session: session("p"), width: 100_000, ..Default::default() })
+        .profile(ProfileRequest {
+            session: session("p"),
+            width: 100_000,
+            ..Default::default()
+        })
         .await
         .unwrap_err();
-    assert!(matches!(bad, BackendError::InvalidArgument(ref m) if m.contains("width")), "{bad:?}");
+    assert!(
+        matches!(bad, BackendError::InvalidArgument(ref m) if m.contains("width")),
+        "{bad:?}"
+    );
     assert_eq!(eval(b, "p", "() => innerWidth").await, json!(1280));
     worker.stop().await;
 }
@@ -217,9 +307,12 @@ async fn typing_updates_react_and_vue_state() {
         )
         .await;
         tap(b, "f", rect[0].as_f64().unwrap(), rect[1].as_f64().unwrap()).await;
-        b.r#type(TypeRequest { session: session("f"), text: "Ada Lovelace".into() })
-            .await
-            .unwrap();
+        b.r#type(TypeRequest {
+            session: session("f"),
+            text: "Ada Lovelace".into(),
+        })
+        .await
+        .unwrap();
         settle(b, "f").await;
         assert_eq!(
             eval(b, "f", "() => document.getElementById('echo').textContent").await,
@@ -238,6 +331,10 @@ async fn persistent_cookie_survives_a_worker_restart_and_a_session_cookie_does_n
     let worker = Worker::start(test_config(dir.path())).await;
     worker.backend.open(open_request("c", false)).await.unwrap();
     navigate(&worker.backend, "c", format!("http://{site}/set-cookies")).await;
+    assert_eq!(
+        eval(&worker.backend, "c", "() => document.cookie").await,
+        json!("persistent=kept; session=gone")
+    );
     worker.stop().await;
 
     let worker = Worker::start(test_config(dir.path())).await;
@@ -268,11 +365,24 @@ async fn fetch_carries_the_login_session_and_stores_cookies_it_sets() {
         )
         .await;
         tap(b, "l", at[0].as_f64().unwrap(), at[1].as_f64().unwrap()).await;
-        b.r#type(TypeRequest { session: session("l"), text: text.into() }).await.unwrap();
+        b.r#type(TypeRequest {
+            session: session("l"),
+            text: text.into(),
+        })
+        .await
+        .unwrap();
     }
-    b.key(KeyRequest { session: session("l"), key: "Enter".into() }).await.unwrap();
+    b.key(KeyRequest {
+        session: session("l"),
+        key: "Enter".into(),
+    })
+    .await
+    .unwrap();
     settle(b, "l").await;
-    assert_eq!(eval(b, "l", "() => document.getElementById('who').textContent").await, json!("ada"));
+    assert_eq!(
+        eval(b, "l", "() => document.getElementById('who').textContent").await,
+        json!("ada")
+    );
     // The session cookie is HttpOnly: the page cannot see it, fetch must still send it.
     assert_eq!(eval(b, "l", "() => document.cookie").await, json!(""));
 
@@ -285,10 +395,21 @@ async fn fetch_carries_the_login_session_and_stores_cookies_it_sets() {
         .await
         .unwrap();
     assert_eq!(fetched.status, 200);
-    assert_eq!(String::from_utf8(fetched.body).unwrap(), r#"{"user":"ada"}"#);
-    assert!(fetched.headers.iter().any(|h| h.name == "content-type" && h.value == "application/json"));
+    assert_eq!(
+        String::from_utf8(fetched.body).unwrap(),
+        r#"{"user":"ada"}"#
+    );
+    assert!(
+        fetched
+            .headers
+            .iter()
+            .any(|h| h.name == "content-type" && h.value == "application/json")
+    );
     // The cookie the response set is now the page's too.
-    assert_eq!(eval(b, "l", "() => document.cookie").await, json!("seen=yes"));
+    assert_eq!(
+        eval(b, "l", "() => document.cookie").await,
+        json!("seen=yes")
+    );
 
     // Redirects are followed and the cookies of every hop kept.
     let redirected = b
@@ -300,7 +421,11 @@ async fn fetch_carries_the_login_session_and_stores_cookies_it_sets() {
         })
         .await
         .unwrap();
-    assert!(redirected.url.ends_with("/echo-cookies"), "{}", redirected.url);
+    assert!(
+        redirected.url.ends_with("/echo-cookies"),
+        "{}",
+        redirected.url
+    );
     let sent = String::from_utf8(redirected.body).unwrap();
     for cookie in ["sid=ada-session", "seen=yes", "hop=one"] {
         assert!(sent.contains(cookie), "{cookie} missing from {sent}");
@@ -346,8 +471,11 @@ async fn a_killed_chromium_is_relaunched_by_the_next_op_with_its_cookies() {
     navigate(b, "k", format!("http://{site}/set-cookies")).await;
     let profile = profile_dir(dir.path());
     let pid = chromium_pid(&profile).expect("chromium runs");
-    std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
-    assert!(eventually(Duration::from_secs(10), || chromium_pid(&profile).is_none()).await);
+    std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(eventually(Duration::from_secs(10), || process_ended(pid)).await);
 
     // The next op brings the browser and the page back, where it was.
     let now = state(b, "k").await;
@@ -356,7 +484,11 @@ async fn a_killed_chromium_is_relaunched_by_the_next_op_with_its_cookies() {
     assert_ne!(relaunched, pid);
     navigate(b, "k", format!("http://{site}/echo-cookies")).await;
     let sent = eval(b, "k", "() => document.body.innerText").await;
-    assert_eq!(sent, json!("persistent=kept; session=gone"), "cookies lost in the crash");
+    assert_eq!(
+        sent,
+        json!("persistent=kept; session=gone"),
+        "cookies lost in the crash"
+    );
     worker.stop().await;
 }
 
@@ -391,9 +523,15 @@ async fn a_download_lands_in_the_workspace_downloads_folder() {
     navigate(b, "d", format!("http://{site}/page")).await;
     let reply = navigate(b, "d", format!("http://{site}/download")).await;
     assert_eq!(reply.download, "report.txt");
-    assert!(reply.page.unwrap().url.ends_with("/page"), "the page stays where it was");
+    assert!(
+        reply.page.unwrap().url.ends_with("/page"),
+        "the page stays where it was"
+    );
     let file = downloads_dir(dir.path()).join("report.txt");
-    assert_eq!(std::fs::read_to_string(file).unwrap(), "quarterly numbers\n");
+    assert_eq!(
+        std::fs::read_to_string(file).unwrap(),
+        "quarterly numbers\n"
+    );
     // The page still navigates afterwards.
     navigate(b, "d", format!("http://{site}/second")).await;
     worker.stop().await;
@@ -407,38 +545,112 @@ async fn bad_input_gets_a_clear_error_and_changes_nothing() {
     let worker = Worker::start(test_config(dir.path())).await;
     let b = &worker.backend;
 
-    let error = b.state(StateRequest { session: session("never-opened") }).await.unwrap_err();
-    assert!(matches!(error, BackendError::NotFound(ref m) if m.contains("not open")), "{error:?}");
     let error = b
-        .open(OpenRequest { session: Some(Session::new("../etc", "w", "p")), ..Default::default() })
+        .state(StateRequest {
+            session: session("never-opened"),
+        })
         .await
         .unwrap_err();
-    assert!(matches!(error, BackendError::InvalidArgument(_)), "{error:?}");
+    assert!(
+        matches!(error, BackendError::NotFound(ref m) if m.contains("not open")),
+        "{error:?}"
+    );
+    let error = b
+        .open(OpenRequest {
+            session: Some(Session::new("../etc", "w", "p")),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, BackendError::InvalidArgument(_)),
+        "{error:?}"
+    );
 
     b.open(open_request("x", false)).await.unwrap();
     navigate(b, "x", format!("http://{site}/page")).await;
-    for url in ["javascript:alert(1)", "file:///etc/passwd", "/relative", "data:text/html,hi"] {
+    for url in [
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+        "/relative",
+        "data:text/html,hi",
+    ] {
         let error = b
-            .navigate(NavigateRequest { session: session("x"), url: url.into(), timeout_ms: 0 })
+            .navigate(NavigateRequest {
+                session: session("x"),
+                url: url.into(),
+                timeout_ms: 0,
+            })
             .await
             .unwrap_err();
-        assert!(matches!(error, BackendError::InvalidArgument(_)), "{url}: {error:?}");
+        assert!(
+            matches!(error, BackendError::InvalidArgument(_)),
+            "{url}: {error:?}"
+        );
     }
-    let error = b.tap(TapRequest { session: session("x"), x: 1280.0, y: 10.0 }).await.unwrap_err();
-    assert!(matches!(error, BackendError::InvalidArgument(ref m) if m.contains("outside")), "{error:?}");
-    let error = b.key(KeyRequest { session: session("x"), key: "Hyper".into() }).await.unwrap_err();
-    assert!(matches!(error, BackendError::InvalidArgument(ref m) if m.contains("unknown key")), "{error:?}");
-    let error = b.scroll(ScrollRequest { session: session("x"), dy: 1e12 }).await.unwrap_err();
-    assert!(matches!(error, BackendError::InvalidArgument(_)), "{error:?}");
-    let error = b.r#type(TypeRequest { session: session("x"), text: "lost".into() }).await.unwrap_err();
-    assert!(matches!(error, BackendError::FailedPrecondition(ref m) if m.contains("nothing is focused")), "{error:?}");
     let error = b
-        .navigate(NavigateRequest { session: session("x"), url: format!("http://{site}/no-content"), timeout_ms: 0 })
+        .tap(TapRequest {
+            session: session("x"),
+            x: 1280.0,
+            y: 10.0,
+        })
         .await
         .unwrap_err();
-    assert!(matches!(error, BackendError::FailedPrecondition(ref m) if m.contains("no page")), "{error:?}");
+    assert!(
+        matches!(error, BackendError::InvalidArgument(ref m) if m.contains("outside")),
+        "{error:?}"
+    );
     let error = b
-        .navigate(NavigateRequest { session: session("x"), url: format!("http://{site}/never"), timeout_ms: 500 })
+        .key(KeyRequest {
+            session: session("x"),
+            key: "Hyper".into(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, BackendError::InvalidArgument(ref m) if m.contains("unknown key")),
+        "{error:?}"
+    );
+    let error = b
+        .scroll(ScrollRequest {
+            session: session("x"),
+            dy: 1e12,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, BackendError::InvalidArgument(_)),
+        "{error:?}"
+    );
+    let error = b
+        .r#type(TypeRequest {
+            session: session("x"),
+            text: "lost".into(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, BackendError::FailedPrecondition(ref m) if m.contains("nothing is focused")),
+        "{error:?}"
+    );
+    let error = b
+        .navigate(NavigateRequest {
+            session: session("x"),
+            url: format!("http://{site}/no-content"),
+            timeout_ms: 0,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, BackendError::FailedPrecondition(ref m) if m.contains("no page")),
+        "{error:?}"
+    );
+    let error = b
+        .navigate(NavigateRequest {
+            session: session("x"),
+            url: format!("http://{site}/never"),
+            timeout_ms: 500,
+        })
         .await
         .unwrap_err();
     assert!(
@@ -464,14 +676,18 @@ async fn an_idle_browser_is_closed_and_its_profile_kept() {
     let b = &worker.backend;
     b.open(open_request("i", false)).await.unwrap();
     navigate(b, "i", format!("http://{site}/set-cookies")).await;
+    navigate(b, "i", format!("http://{site}/second")).await;
     let profile = profile_dir(dir.path());
     assert!(chromium_pid(&profile).is_some());
     assert!(eventually(Duration::from_secs(15), || chromium_pid(&profile).is_none()).await);
     assert!(profile.join("Default").exists());
     // The next op opens it again, the page back where it was, the persistent cookie still there.
-    assert!(state(b, "i").await.url.ends_with("/set-cookies"));
+    assert!(state(b, "i").await.url.ends_with("/second"));
     navigate(b, "i", format!("http://{site}/echo-cookies")).await;
-    assert_eq!(eval(b, "i", "() => document.body.innerText").await, json!("persistent=kept"));
+    assert_eq!(
+        eval(b, "i", "() => document.body.innerText").await,
+        json!("persistent=kept")
+    );
     worker.stop().await;
 }
 
@@ -492,6 +708,9 @@ async fn the_worker_reports_serving_on_grpc_health() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(reply.status, tonic_health::pb::health_check_response::ServingStatus::Serving as i32);
+    assert_eq!(
+        reply.status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
     worker.stop().await;
 }

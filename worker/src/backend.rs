@@ -76,67 +76,91 @@ impl Backend for ChromiumBackend {
     #[instrument(skip_all, fields(op = "navigate", page = ?request.session))]
     async fn navigate(&self, request: NavigateRequest) -> Result<NavigateReply, BackendError> {
         let timeout = self.config.timeout();
-        self.on_page(request.session.as_ref(), "navigate", Changes::Page, async |page| {
-            ops::navigate::run(page, &request, timeout).await
-        })
+        self.on_page(
+            request.session.as_ref(),
+            "navigate",
+            Changes::Page,
+            async |page| ops::navigate::run(page, &request, timeout).await,
+        )
         .await
     }
 
     #[instrument(skip_all, fields(op = "evaluate", page = ?request.session))]
     async fn evaluate(&self, request: EvaluateRequest) -> Result<EvaluateReply, BackendError> {
-        self.on_page(request.session.as_ref(), "evaluate", Changes::Page, async |page| {
-            ops::evaluate::run(page, &request).await
-        })
+        self.on_page(
+            request.session.as_ref(),
+            "evaluate",
+            Changes::Page,
+            async |page| ops::evaluate::run(page, &request).await,
+        )
         .await
     }
 
     #[instrument(skip_all, fields(op = "tap", page = ?request.session))]
     async fn tap(&self, request: TapRequest) -> Result<TapReply, BackendError> {
-        self.on_page(request.session.as_ref(), "tap", Changes::Page, async |page| {
-            ops::tap::run(page, &request).await
-        })
+        self.on_page(
+            request.session.as_ref(),
+            "tap",
+            Changes::Page,
+            async |page| ops::tap::run(page, &request).await,
+        )
         .await
     }
 
     #[instrument(skip_all, fields(op = "type", page = ?request.session))]
     async fn r#type(&self, request: TypeRequest) -> Result<TypeReply, BackendError> {
-        self.on_page(request.session.as_ref(), "type", Changes::Page, async |page| {
-            ops::type_text::run(page, &request).await
-        })
+        self.on_page(
+            request.session.as_ref(),
+            "type",
+            Changes::Page,
+            async |page| ops::type_text::run(page, &request).await,
+        )
         .await
     }
 
     #[instrument(skip_all, fields(op = "key", page = ?request.session))]
     async fn key(&self, request: KeyRequest) -> Result<KeyReply, BackendError> {
-        self.on_page(request.session.as_ref(), "key", Changes::Page, async |page| {
-            ops::key::run(page, &request).await
-        })
+        self.on_page(
+            request.session.as_ref(),
+            "key",
+            Changes::Page,
+            async |page| ops::key::run(page, &request).await,
+        )
         .await
     }
 
     #[instrument(skip_all, fields(op = "scroll", page = ?request.session))]
     async fn scroll(&self, request: ScrollRequest) -> Result<ScrollReply, BackendError> {
-        self.on_page(request.session.as_ref(), "scroll", Changes::Nothing, async |page| {
-            ops::scroll::run(page, &request).await
-        })
+        self.on_page(
+            request.session.as_ref(),
+            "scroll",
+            Changes::Nothing,
+            async |page| ops::scroll::run(page, &request).await,
+        )
         .await
     }
 
     #[instrument(skip_all, fields(op = "back", page = ?request.session))]
     async fn back(&self, request: BackRequest) -> Result<BackReply, BackendError> {
         let timeout = self.config.timeout();
-        self.on_page(request.session.as_ref(), "back", Changes::Page, async |page| {
-            ops::back::run(page, &request, timeout).await
-        })
+        self.on_page(
+            request.session.as_ref(),
+            "back",
+            Changes::Page,
+            async |page| ops::back::run(page, &request, timeout).await,
+        )
         .await
     }
 
     #[instrument(skip_all, fields(op = "settle", page = ?request.session))]
     async fn settle(&self, request: SettleRequest) -> Result<SettleReply, BackendError> {
         let timeout = self.config.timeout();
-        self.on_page(request.session.as_ref(), "settle", Changes::Page, async |page| {
-            ops::settle::run(page, &request, timeout).await
-        })
+        self.on_page(
+            request.session.as_ref(),
+            "settle",
+            Changes::Page,
+            async |page| ops::settle::run(page, &request, timeout).await,
+        )
         .await
     }
 
@@ -146,27 +170,36 @@ impl Backend for ChromiumBackend {
         request: ScreenshotRequest,
     ) -> Result<ScreenshotReply, BackendError> {
         let quality = self.config.jpeg_quality;
-        self.on_page(request.session.as_ref(), "screenshot", Changes::Nothing, async |page| {
-            ops::screenshot::run(page, &request, quality).await
-        })
+        self.on_page(
+            request.session.as_ref(),
+            "screenshot",
+            Changes::Nothing,
+            async |page| ops::screenshot::run(page, &request, quality).await,
+        )
         .await
     }
 
     #[instrument(skip_all, fields(op = "state", page = ?request.session))]
     async fn state(&self, request: StateRequest) -> Result<StateReply, BackendError> {
         let host = self.config.name.clone();
-        self.on_page(request.session.as_ref(), "state", Changes::Nothing, async |page| {
-            ops::state::run(page, &request, &host).await
-        })
+        self.on_page(
+            request.session.as_ref(),
+            "state",
+            Changes::Nothing,
+            async |page| ops::state::run(page, &request, &host).await,
+        )
         .await
     }
 
     #[instrument(skip_all, fields(op = "fetch", page = ?request.session))]
     async fn fetch(&self, request: FetchRequest) -> Result<FetchReply, BackendError> {
         let max_bytes = self.config.fetch_max_bytes;
-        self.on_page(request.session.as_ref(), "fetch", Changes::Page, async |page| {
-            ops::fetch::run(page, &request, &self.http, max_bytes).await
-        })
+        self.on_page(
+            request.session.as_ref(),
+            "fetch",
+            Changes::Page,
+            async |page| ops::fetch::run(page, &request, &self.http, max_bytes).await,
+        )
         .await
     }
 

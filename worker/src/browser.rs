@@ -60,13 +60,18 @@ impl LiveBrowser {
         tokio::fs::create_dir_all(downloads_dir).await?;
         clear_stale_locks(profile_dir).await;
 
-        let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
+        let mut args: Vec<&str> = CHROMIUM_FLAGS.to_vec();
         if running_as_root() {
-            args.push("--no-sandbox".into());
+            args.push("--no-sandbox");
         }
-        args.extend(config.chromium_args.iter().cloned());
+        args.extend(config.chromium_args.iter().map(String::as_str));
+        // chromiumoxide writes the leading dashes itself.
+        let args: Vec<String> = args
+            .iter()
+            .map(|flag| flag.trim_start_matches('-').to_string())
+            .collect();
         let browser_config = BrowserConfig::builder()
-            .chrome_executable(&config.chromium)
+            .chrome_executable(real_binary(&config.chromium))
             .user_data_dir(profile_dir)
             .new_headless_mode()
             .viewport(None)
@@ -115,10 +120,15 @@ impl LiveBrowser {
             if restored > 0 {
                 tracing::info!(restored, "cookies restored after an unclean stop");
             }
-            Ok::<_, WorkerError>((side, chrome_major, downloads, downloads_task, cookie_snapshot))
+            Ok::<_, WorkerError>((
+                side,
+                chrome_major,
+                downloads,
+                downloads_task,
+                cookie_snapshot,
+            ))
         };
-        let (side, chrome_major, downloads, downloads_task, cookie_snapshot) = match started.await
-        {
+        let (side, chrome_major, downloads, downloads_task, cookie_snapshot) = match started.await {
             Ok(parts) => parts,
             Err(error) => {
                 let mut browser = browser;
@@ -228,14 +238,24 @@ async fn watch_new_windows(
     Ok(tokio::spawn(async move {
         while let Some(event) = created.next().await {
             let info = &event.target_info;
-            let Some(opener) = info.opener_id.as_ref() else { continue };
-            let Some(page) = pages.lock().unwrap().get(opener.inner()).and_then(Weak::upgrade)
+            let Some(opener) = info.opener_id.as_ref() else {
+                continue;
+            };
+            let Some(page) = pages
+                .lock()
+                .unwrap()
+                .get(opener.inner())
+                .and_then(Weak::upgrade)
             else {
                 continue;
             };
             let url = info.url.clone();
             let _ = side
-                .call(None, "Target.closeTarget", json!({"targetId": info.target_id.inner()}))
+                .call(
+                    None,
+                    "Target.closeTarget",
+                    json!({"targetId": info.target_id.inner()}),
+                )
                 .await;
             if url.starts_with("http://") || url.starts_with("https://") {
                 tracing::debug!(%url, "new window loaded in its opener instead");
@@ -245,8 +265,23 @@ async fn watch_new_windows(
     }))
 }
 
+/// Debian's `/usr/bin/chromium` is a shell script around `/usr/lib/chromium/chromium`; the
+/// binary itself is launched, so the process the worker watches is the browser and its exit is
+/// seen at once.
+fn real_binary(configured: &Path) -> PathBuf {
+    let script = std::fs::read(configured).is_ok_and(|bytes| bytes.starts_with(b"#!"));
+    let binary = Path::new("/usr/lib/chromium/chromium");
+    if script && binary.exists() {
+        binary.to_path_buf()
+    } else {
+        configured.to_path_buf()
+    }
+}
+
 fn running_as_root() -> bool {
-    std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false)
+    std::fs::metadata("/proc/self")
+        .map(|m| m.uid() == 0)
+        .unwrap_or(false)
 }
 
 /// A Chromium killed with its profile open leaves `Singleton*` files naming its pid; an
@@ -255,11 +290,20 @@ async fn clear_stale_locks(profile_dir: &Path) {
     let lock = profile_dir.join("SingletonLock");
     if let Ok(target) = tokio::fs::read_link(&lock).await {
         let target = target.to_string_lossy().to_string();
-        if let Some(pid) = target.rsplit('-').next().and_then(|p| p.parse::<u32>().ok()) {
-            let cmdline = tokio::fs::read(format!("/proc/{pid}/cmdline")).await.unwrap_or_default();
+        if let Some(pid) = target
+            .rsplit('-')
+            .next()
+            .and_then(|p| p.parse::<u32>().ok())
+        {
+            let cmdline = tokio::fs::read(format!("/proc/{pid}/cmdline"))
+                .await
+                .unwrap_or_default();
             let needle = profile_dir.to_string_lossy().to_string();
             if String::from_utf8_lossy(&cmdline).contains(&needle) {
-                tracing::warn!(pid, "ending an orphaned chromium that still holds the profile");
+                tracing::warn!(
+                    pid,
+                    "ending an orphaned chromium that still holds the profile"
+                );
                 let _ = tokio::process::Command::new("kill")
                     .args(["-9", &pid.to_string()])
                     .status()

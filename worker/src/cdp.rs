@@ -52,7 +52,10 @@ fn refused(method: &str, error: chromiumoxide::error::CdpError) -> WorkerError {
 
 /// Sends `method` with `params` on the page's own session.
 pub async fn call(page: &Page, method: &'static str, params: Value) -> Result<Value> {
-    debug_assert_ne!(method, "Page.navigate", "navigate goes through the side channel");
+    debug_assert_ne!(
+        method, "Page.navigate",
+        "navigate goes through the side channel"
+    );
     page.execute(Untyped { method, params })
         .await
         .map(|response| response.result)
@@ -98,9 +101,15 @@ impl SideChannel {
         let reader_pending = pending.clone();
         let reader = tokio::spawn(async move {
             while let Some(Ok(message)) = stream.next().await {
-                let Message::Text(text) = message else { continue };
-                let Ok(value) = serde_json::from_str::<Value>(&text) else { continue };
-                let Some(id) = value.get("id").and_then(Value::as_u64) else { continue };
+                let Message::Text(text) = message else {
+                    continue;
+                };
+                let Ok(value) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
+                let Some(id) = value.get("id").and_then(Value::as_u64) else {
+                    continue;
+                };
                 if let Some(reply) = reader_pending.lock().await.remove(&id) {
                     let outcome = match value.get("error") {
                         Some(error) => Err(error
@@ -134,7 +143,9 @@ impl SideChannel {
             message["sessionId"] = json!(session);
         }
         if self.outgoing.send(message.to_string()).is_err() {
-            return Err(WorkerError::BrowserGone("the CDP connection is closed".into()));
+            return Err(WorkerError::BrowserGone(
+                "the CDP connection is closed".into(),
+            ));
         }
         match answer.await {
             Ok(Ok(value)) => Ok(value),
@@ -142,7 +153,9 @@ impl SideChannel {
                 method: method.to_string(),
                 message,
             }),
-            Err(_) => Err(WorkerError::BrowserGone("the CDP connection is closed".into())),
+            Err(_) => Err(WorkerError::BrowserGone(
+                "the CDP connection is closed".into(),
+            )),
         }
     }
 

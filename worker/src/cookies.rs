@@ -69,7 +69,10 @@ fn cookie_param(cookie: &Value) -> Option<Value> {
             param[key] = value.clone();
         }
     }
-    let session = cookie.get("session").and_then(Value::as_bool).unwrap_or(false);
+    let session = cookie
+        .get("session")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     if !session && let Some(expires) = cookie.get("expires") {
         param["expires"] = expires.clone();
     }

@@ -51,7 +51,8 @@ pub async fn run(
     let reaper = {
         let pool = backend.pool.clone();
         let shutdown = shutdown.clone();
-        let every = (config.idle_timeout() / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+        let every =
+            (config.idle_timeout() / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             loop {
@@ -70,7 +71,9 @@ pub async fn run(
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown.cancelled())
         .await;
     reaper.abort();
-    health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+    health
+        .set_service_status("", tonic_health::ServingStatus::NotServing)
+        .await;
     backend.pool.close_all().await;
     tracing::info!("worker stopped");
     served?;

@@ -13,7 +13,11 @@ struct Args {
     #[arg(long, env = "NANOMUSE_WORKER_CONFIG")]
     config: Option<PathBuf>,
     /// Where to serve gRPC.
-    #[arg(long, env = "NANOMUSE_WORKER_LISTEN", default_value = "127.0.0.1:50061")]
+    #[arg(
+        long,
+        env = "NANOMUSE_WORKER_LISTEN",
+        default_value = "127.0.0.1:50061"
+    )]
     listen: String,
     #[arg(long, env = "NANOMUSE_WORKER_NAME")]
     name: Option<String>,

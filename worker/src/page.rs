@@ -127,9 +127,14 @@ impl PageHandle {
                 .or_else(|| details.get("text"))
                 .and_then(Value::as_str)
                 .unwrap_or("an exception");
-            return Err(WorkerError::Script(text.lines().next().unwrap_or(text).to_string()));
+            return Err(WorkerError::Script(
+                text.lines().next().unwrap_or(text).to_string(),
+            ));
         }
-        Ok(reply.pointer("/result/value").cloned().unwrap_or(Value::Null))
+        Ok(reply
+            .pointer("/result/value")
+            .cloned()
+            .unwrap_or(Value::Null))
     }
 
     /// Sends a command on our side-channel session (for what chromiumoxide would intercept).

@@ -130,7 +130,8 @@ impl Pool {
         }
         if slot.is_none() {
             let started = Instant::now();
-            let live = LiveBrowser::launch(&self.config, &profile.dir, &profile.downloads_dir).await?;
+            let live =
+                LiveBrowser::launch(&self.config, &profile.dir, &profile.downloads_dir).await?;
             tracing::info!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
                 elapsed_ms = started.elapsed().as_millis() as u64, "chromium launched");
             *slot = Some(live);
@@ -199,9 +200,13 @@ impl Pool {
         }
         let page = live.create_page(&page_key, &spec).await?;
         let last_url = spec.last_url.lock().unwrap().clone();
-        if let Some(url) = last_url.filter(|u| u.starts_with("http://") || u.starts_with("https://")) {
+        if let Some(url) =
+            last_url.filter(|u| u.starts_with("http://") || u.starts_with("https://"))
+        {
             tracing::info!(%url, "page brought back after a relaunch");
-            let _ = page.side_call("Page.navigate", serde_json::json!({"url": url})).await;
+            let _ = page
+                .side_call("Page.navigate", serde_json::json!({"url": url}))
+                .await;
         }
         Ok((page, in_use))
     }
@@ -246,7 +251,9 @@ impl Pool {
             if !quiet {
                 continue;
             }
-            let Ok(mut state) = profile.state.try_lock() else { continue };
+            let Ok(mut state) = profile.state.try_lock() else {
+                continue;
+            };
             if let Some(live) = state.live.take() {
                 tracing::info!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
                     "closing idle chromium");

@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::{Path as UrlPath, Query};
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{AppendHeaders, Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
 use nanomuse_proto::{GrpcBackend, OpenRequest, Session};
 use nanomuse_worker::WorkerConfig;
@@ -40,7 +40,8 @@ pub async fn serve_site() -> SocketAddr {
     address
 }
 
-const PAGE: &str = r#"<!doctype html><html><head><title>Test page</title></head>
+const PAGE: &str = r#"<!doctype html><html><head><title>Test page</title>
+<meta name="viewport" content="width=device-width"></head>
 <body style="margin:0">
 <button id="press" style="position:absolute;left:10px;top:10px;width:200px;height:50px"
   onclick="document.getElementById('out').textContent='clicked'">Press</button>
@@ -74,15 +75,18 @@ const POPUPS: &str = r#"<!doctype html><title>Popups</title><body style="margin:
 
 async fn submitted(Query(query): Query<std::collections::HashMap<String, String>>) -> Html<String> {
     let q = query.get("q").cloned().unwrap_or_default();
-    Html(format!("<!doctype html><title>Submitted</title><p id=\"q\">{q}</p>"))
+    Html(format!(
+        "<!doctype html><title>Submitted</title><p id=\"q\">{q}</p>"
+    ))
 }
 
 async fn set_cookies() -> Response {
     (
-        [
+        // A plain array would insert, keeping only the last Set-Cookie.
+        AppendHeaders([
             (header::SET_COOKIE, "persistent=kept; Max-Age=86400; Path=/"),
             (header::SET_COOKIE, "session=gone; Path=/"),
-        ],
+        ]),
         Html("<!doctype html><title>Cookies set</title><p>set</p>"),
     )
         .into_response()
@@ -126,7 +130,9 @@ async fn account(headers: HeaderMap) -> Html<String> {
     } else {
         "nobody"
     };
-    Html(format!("<!doctype html><title>Account</title><p id=\"who\">{who}</p>"))
+    Html(format!(
+        "<!doctype html><title>Account</title><p id=\"who\">{who}</p>"
+    ))
 }
 
 async fn whoami(headers: HeaderMap) -> Response {
@@ -158,7 +164,10 @@ async fn download() -> Response {
     (
         [
             (header::CONTENT_TYPE, "application/octet-stream"),
-            (header::CONTENT_DISPOSITION, "attachment; filename=\"report.txt\""),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"report.txt\"",
+            ),
         ],
         "quarterly numbers\n",
     )
@@ -174,7 +183,9 @@ async fn fixture(UrlPath(path): UrlPath<String>) -> Response {
     if path.contains("..") {
         return StatusCode::NOT_FOUND.into_response();
     }
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(&path);
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(&path);
     match tokio::fs::read(&file).await {
         Ok(bytes) => {
             let kind = if path.ends_with(".js") {
@@ -247,14 +258,31 @@ pub fn open_request(page: &str, mobile: bool) -> OpenRequest {
 /// The pid of the main Chromium process running on `profile_dir`, if any.
 pub fn chromium_pid(profile_dir: &Path) -> Option<u32> {
     let needle = format!("--user-data-dir={}", profile_dir.display());
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
-        let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
-        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-        let cmdline = String::from_utf8_lossy(&cmdline);
-        let state = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-        let zombie = state.rsplit(')').next()?.trim_start().starts_with('Z');
-        (cmdline.contains(&needle) && !cmdline.contains("--type=") && !zombie).then_some(pid)
-    })
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline);
+            let state = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let zombie = state.rsplit(')').next()?.trim_start().starts_with('Z');
+            (cmdline.contains(&needle) && !cmdline.contains("--type=") && !zombie).then_some(pid)
+        })
+}
+
+/// Whether process `pid` has wholly exited: gone, or a zombie whose every thread is gone
+/// (its leader turns zombie while other threads are still tearing down).
+pub fn process_ended(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return true;
+    };
+    let zombie = stat
+        .rsplit(')')
+        .next()
+        .is_some_and(|rest| rest.trim_start().starts_with(['Z', 'X']));
+    let threads = std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |d| d.count());
+    zombie && threads <= 1
 }
 
 /// Waits, up to `limit`, for `condition` to hold; there is no event to wait on for a process
@@ -278,7 +306,7 @@ pub fn jpeg_size(jpeg: &[u8]) -> (u32, u32) {
         assert_eq!(jpeg[i], 0xFF, "bad JPEG marker");
         let marker = jpeg[i + 1];
         let length = u16::from_be_bytes([jpeg[i + 2], jpeg[i + 3]]) as usize;
-        if matches!(marker, 0xC0 | 0xC1 | 0xC2) {
+        if matches!(marker, 0xC0..=0xC2) {
             let height = u16::from_be_bytes([jpeg[i + 5], jpeg[i + 6]]) as u32;
             let width = u16::from_be_bytes([jpeg[i + 7], jpeg[i + 8]]) as u32;
             return (width, height);
@@ -289,7 +317,10 @@ pub fn jpeg_size(jpeg: &[u8]) -> (u32, u32) {
 }
 
 pub fn profile_dir(profiles: &Path) -> PathBuf {
-    profiles.join("tenant-a").join("work").join("browser-profile")
+    profiles
+        .join("tenant-a")
+        .join("work")
+        .join("browser-profile")
 }
 
 pub fn downloads_dir(profiles: &Path) -> PathBuf {

@@ -14,7 +14,11 @@ use crate::cdp;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
-pub async fn run(page: &PageHandle, _request: &BackRequest, timeout: Duration) -> Result<BackReply> {
+pub async fn run(
+    page: &PageHandle,
+    _request: &BackRequest,
+    timeout: Duration,
+) -> Result<BackReply> {
     let history = cdp::call(&page.page, "Page.getNavigationHistory", json!({})).await?;
     let current = history["currentIndex"].as_u64().unwrap_or(0) as usize;
     let entries = history["entries"].as_array().cloned().unwrap_or_default();
@@ -31,7 +35,10 @@ pub async fn run(page: &PageHandle, _request: &BackRequest, timeout: Duration) -
 
     let mut lifecycle = page.page.event_listener::<EventLifecycleEvent>().await?;
     let mut navigated = page.page.event_listener::<EventFrameNavigated>().await?;
-    let mut within = page.page.event_listener::<EventNavigatedWithinDocument>().await?;
+    let mut within = page
+        .page
+        .event_listener::<EventNavigatedWithinDocument>()
+        .await?;
     let going_back = async {
         cdp::call(
             &page.page,
@@ -49,8 +56,13 @@ pub async fn run(page: &PageHandle, _request: &BackRequest, timeout: Duration) -
             }
         }
         // A page restored from the back-forward cache is complete at once; others load again.
-        let state = page.evaluate("() => document.readyState", &Value::Null).await;
-        if !matches!(state.as_ref().ok().and_then(Value::as_str), Some("complete")) {
+        let state = page
+            .evaluate("() => document.readyState", &Value::Null)
+            .await;
+        if !matches!(
+            state.as_ref().ok().and_then(Value::as_str),
+            Some("complete")
+        ) {
             super::wait_for_load(page, &mut lifecycle, None).await?;
         }
         Ok(())

@@ -77,7 +77,9 @@ pub async fn run(
         {
             let location = location.to_str().unwrap_or_default();
             url = url.join(location).map_err(|e| {
-                WorkerError::Fetch(format!("{url} redirected to a bad location {location:?}: {e}"))
+                WorkerError::Fetch(format!(
+                    "{url} redirected to a bad location {location:?}: {e}"
+                ))
             })?;
             if url.scheme() != "http" && url.scheme() != "https" {
                 return Err(WorkerError::Fetch(format!(
@@ -151,7 +153,11 @@ async fn cookie_header(page: &PageHandle, url: &str) -> Result<String> {
 }
 
 /// Writes each `Set-Cookie` of a response into the profile, as the browser would have.
-async fn store_cookies(page: &PageHandle, url: &str, headers: &reqwest::header::HeaderMap) -> Result<()> {
+async fn store_cookies(
+    page: &PageHandle,
+    url: &str,
+    headers: &reqwest::header::HeaderMap,
+) -> Result<()> {
     let mut cookies = Vec::new();
     for value in headers.get_all(reqwest::header::SET_COOKIE) {
         let Ok(text) = value.to_str() else { continue };
@@ -162,7 +168,12 @@ async fn store_cookies(page: &PageHandle, url: &str, headers: &reqwest::header::
         cookies.push(cookie_param(&parsed, url));
     }
     if !cookies.is_empty() {
-        cdp::call(&page.page, "Network.setCookies", json!({"cookies": cookies})).await?;
+        cdp::call(
+            &page.page,
+            "Network.setCookies",
+            json!({"cookies": cookies}),
+        )
+        .await?;
     }
     Ok(())
 }

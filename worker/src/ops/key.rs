@@ -59,7 +59,11 @@ pub async fn run(page: &PageHandle, request: &KeyRequest) -> Result<KeyReply> {
             known.join(", ")
         ))
     })?;
-    let down = if text.is_empty() { "rawKeyDown" } else { "keyDown" };
+    let down = if text.is_empty() {
+        "rawKeyDown"
+    } else {
+        "keyDown"
+    };
     let mut press = json!({"type": down, "key": key, "code": code,
         "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk});
     if !text.is_empty() {

@@ -24,8 +24,7 @@ use serde_json::{Value, json};
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
-const PAGE_INFO_JS: &str =
-    "() => ({url: location.href, title: document.title, loading: document.readyState !== 'complete'})";
+const PAGE_INFO_JS: &str = "() => ({url: location.href, title: document.title, loading: document.readyState !== 'complete'})";
 
 /// The page's URL, title, size and loading state, in one round trip.
 pub async fn page_info(page: &PageHandle) -> Result<PageInfo> {

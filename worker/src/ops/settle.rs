@@ -31,12 +31,15 @@ pub async fn run(
     let mut changes = page.tracker.subscribe();
     loop {
         let round_start = std::time::Instant::now();
-        let state = match tokio::time::timeout_at(deadline, page.evaluate(TWO_FRAMES_JS, &Value::Null)).await {
-            Err(_) => return Ok(SettleReply { settled: false }),
-            // A document being replaced has no frames to give; look again after the change.
-            Ok(Err(_)) => None,
-            Ok(Ok(state)) => state.as_str().map(str::to_string),
-        };
+        let state =
+            match tokio::time::timeout_at(deadline, page.evaluate(TWO_FRAMES_JS, &Value::Null))
+                .await
+            {
+                Err(_) => return Ok(SettleReply { settled: false }),
+                // A document being replaced has no frames to give; look again after the change.
+                Ok(Err(_)) => None,
+                Ok(Ok(state)) => state.as_str().map(str::to_string),
+            };
         let network = page.tracker.snapshot();
         let quiet = network.in_flight == 0 && network.last_activity <= round_start;
         if state.as_deref() == Some("complete") && quiet {
@@ -45,7 +48,10 @@ pub async fn run(
         if network.in_flight > 0 || state.is_none() || state.as_deref() != Some("complete") {
             changes.borrow_and_update();
             let next_change = tokio::time::timeout(Duration::from_millis(250), changes.changed());
-            if tokio::time::timeout_at(deadline, next_change).await.is_err() {
+            if tokio::time::timeout_at(deadline, next_change)
+                .await
+                .is_err()
+            {
                 return Ok(SettleReply { settled: false });
             }
         }
