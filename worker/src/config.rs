@@ -26,6 +26,12 @@ pub struct WorkerConfig {
     pub jpeg_quality: u32,
     /// Extra Chromium flags, after the ones the worker always sets.
     pub chromium_args: Vec<String>,
+    /// The controller to register with (e.g. `http://127.0.0.1:50051`); empty: none.
+    pub controller: String,
+    /// The address the controller reaches this worker at; empty: `http://<bound address>`.
+    pub advertise: String,
+    /// How many actions this worker carries out at once.
+    pub capacity: u32,
 }
 
 impl Default for WorkerConfig {
@@ -39,6 +45,9 @@ impl Default for WorkerConfig {
             fetch_max_bytes: 10 * 1024 * 1024,
             jpeg_quality: 70,
             chromium_args: Vec::new(),
+            controller: String::new(),
+            advertise: String::new(),
+            capacity: 8,
         }
     }
 }
@@ -63,6 +72,9 @@ impl WorkerConfig {
         }
         if !(1..=100).contains(&self.jpeg_quality) {
             return Err("worker.jpeg_quality must be within 1..=100".into());
+        }
+        if self.capacity == 0 {
+            return Err("worker.capacity must be above 0".into());
         }
         if self.fetch_max_bytes == 0 {
             return Err("worker.fetch_max_bytes must be above 0".into());

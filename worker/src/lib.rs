@@ -12,6 +12,7 @@ pub mod error;
 pub mod ops;
 pub mod page;
 pub mod profiles;
+pub mod registration;
 pub mod tracker;
 
 use std::sync::Arc;
@@ -64,6 +65,20 @@ pub async fn run(
         })
     };
 
+    let registration = (!config.controller.is_empty()).then(|| {
+        let advertise = if config.advertise.is_empty() {
+            format!("http://{address}")
+        } else {
+            config.advertise.clone()
+        };
+        tokio::spawn(registration::keep_registered(
+            config.clone(),
+            advertise,
+            backend.pool.clone(),
+            shutdown.clone(),
+        ))
+    });
+
     tracing::info!(%address, name = %config.name, "worker serving");
     let served = tonic::transport::Server::builder()
         .add_service(health_service)
@@ -71,6 +86,9 @@ pub async fn run(
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown.cancelled())
         .await;
     reaper.abort();
+    if let Some(registration) = registration {
+        registration.abort();
+    }
     health
         .set_service_status("", tonic_health::ServingStatus::NotServing)
         .await;

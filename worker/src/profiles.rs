@@ -262,13 +262,15 @@ impl Pool {
         }
     }
 
-    /// How many browsers and pages are live.
+    /// How many browsers and pages are live (a profile busy launching is not waited for).
     pub async fn counts(&self) -> (usize, usize) {
         let profiles: Vec<_> = self.profiles.lock().unwrap().values().cloned().collect();
         let mut browsers = 0;
         let mut pages = 0;
         for profile in profiles {
-            let state = profile.state.lock().await;
+            let Ok(state) = profile.state.try_lock() else {
+                continue;
+            };
             if let Some(live) = &state.live {
                 browsers += 1;
                 pages += live.pages.len();

@@ -33,6 +33,9 @@ pub async fn serve_site() -> SocketAddr {
         .route("/no-content", get(|| async { StatusCode::NO_CONTENT }))
         .route("/never", get(never))
         .route("/big", get(|| async { "x".repeat(300_000) }))
+        .route("/listing", get(|| async { Html(LISTING) }))
+        .route("/listing-nested", get(|| async { Html(LISTING_NESTED) }))
+        .route("/listing-many", get(listing_many))
         .route("/fixtures/{*path}", get(fixture));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -72,6 +75,65 @@ const POPUPS: &str = r#"<!doctype html><title>Popups</title><body style="margin:
 <button id="open" onclick="window.open('/second?via=open', '_blank')"
    style="position:absolute;left:10px;top:60px;width:150px;height:30px">Open</button>
 </body>"#;
+
+/// Every kind of element the listing knows, each at a known place on a 1280×900 viewport, plus
+/// the ones it must leave out: hidden three ways, below the fold, and a span inside a button.
+const LISTING: &str = r#"<!doctype html><html><head><title>Listing</title>
+<style>.at { position: absolute; margin: 0; box-sizing: border-box; }</style></head>
+<body style="margin:0;height:4000px">
+<a class="at" href="/second" style="left:10px;top:10px;width:100px;height:20px">Docs</a>
+<button class="at" id="save" style="left:200px;top:10px;width:100px;height:30px">Save
+  <span onclick="document.title = 'span clicked'">now</span></button>
+<input class="at" id="search" placeholder="Search" style="left:10px;top:62px;width:200px;height:30px">
+<input class="at" type="email" aria-label="Email" style="left:300px;top:60px;width:200px;height:30px">
+<label class="at" for="password" style="left:10px;top:110px">Password</label>
+<input class="at" id="password" type="password" style="left:100px;top:110px;width:150px;height:30px">
+<label class="at" style="left:300px;top:110px;display:block;height:30px"><input type="checkbox"
+  checked style="margin:0;vertical-align:top"> Remember me</label>
+<label class="at" for="country" style="left:10px;top:160px">Country</label>
+<select class="at" id="country" style="left:100px;top:160px;height:30px">
+  <option>France</option><option selected>Germany</option></select>
+<textarea class="at" name="notes" style="left:300px;top:160px;width:200px;height:60px">Dear "team"</textarea>
+<div class="at" role="button" style="left:10px;top:260px;width:100px;height:30px">Menu</div>
+<div class="at" onclick="this.textContent = 'Expanded'" style="left:200px;top:260px;width:100px;height:30px">Expand</div>
+<button class="at" disabled style="left:400px;top:260px;width:100px;height:30px">Send</button>
+<button class="at" style="left:10px;top:320px;display:none">Hidden</button>
+<a class="at" href="/second" style="left:200px;top:320px;visibility:hidden">Invisible</a>
+<button class="at" style="left:400px;top:320px;opacity:0">Ghost</button>
+<button class="at" id="far" style="left:10px;top:3000px;width:120px;height:30px">Far away</button>
+</body></html>"#;
+
+/// Elements the listing reaches beyond the plain document: in an open shadow root, in a
+/// same-origin frame (with a 5 px border), and a styled checkbox drawn by its label.
+const LISTING_NESTED: &str = r#"<!doctype html><html><head><title>Nested</title></head>
+<body style="margin:0">
+<div id="host" style="position:absolute;left:10px;top:10px"></div>
+<iframe srcdoc="<body style='margin:0'><button style='position:absolute;left:20px;top:30px;width:100px;height:40px'>Inside frame</button></body>"
+  style="position:absolute;left:100px;top:100px;width:400px;height:200px;border:5px solid black"></iframe>
+<label style="position:absolute;left:10px;top:400px;display:block;width:150px;height:30px"><input
+  id="subscribe" type="checkbox" style="position:absolute;opacity:0"> Subscribe</label>
+<script>
+  document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML =
+    '<button style="width:120px;height:30px">In shadow</button>';
+</script>
+</body></html>"#;
+
+/// 2,000 buttons, five to a 30 px row, so the listing's speed and counts show on a big page.
+async fn listing_many() -> Html<String> {
+    let mut page = String::from(
+        "<!doctype html><html><head><title>Many</title></head><body style=\"margin:0;height:12000px\">",
+    );
+    for i in 0..2000 {
+        let (row, column) = (i / 5, i % 5);
+        page.push_str(&format!(
+            "<div><button style=\"position:absolute;left:{}px;top:{}px;width:140px;height:24px\">b{i}</button></div>",
+            column * 150,
+            row * 30
+        ));
+    }
+    page.push_str("</body></html>");
+    Html(page)
+}
 
 async fn submitted(Query(query): Query<std::collections::HashMap<String, String>>) -> Html<String> {
     let q = query.get("q").cloned().unwrap_or_default();
@@ -201,6 +263,7 @@ async fn fixture(UrlPath(path): UrlPath<String>) -> Response {
 
 /// A worker served on its own socket, stopped cleanly by [`Worker::stop`].
 pub struct Worker {
+    pub name: String,
     pub address: SocketAddr,
     pub backend: GrpcBackend,
     pub profiles: PathBuf,
@@ -223,11 +286,13 @@ impl Worker {
         let address = listener.local_addr().unwrap();
         let shutdown = CancellationToken::new();
         let profiles = config.profiles_root.clone();
+        let name = config.name.clone();
         let task = tokio::spawn(nanomuse_worker::run(config, listener, shutdown.clone()));
         let backend = GrpcBackend::connect(format!("http://{address}"))
             .await
             .expect("worker reachable");
         Self {
+            name,
             address,
             backend,
             profiles,
@@ -335,4 +400,100 @@ pub fn logs() {
         .with_env_filter(filter)
         .with_test_writer()
         .try_init();
+}
+
+/// A controller served on its own socket, stopped cleanly by [`ControllerProcess::stop`].
+pub struct ControllerProcess {
+    pub address: SocketAddr,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+/// A controller configuration for tests: fast heartbeats, a short queue deadline.
+pub fn controller_config(data: &Path) -> nanomuse_controller::Config {
+    let mut config = nanomuse_controller::Config::default();
+    config.controller.data_dir = data.to_path_buf();
+    config.controller.heartbeat_interval_ms = 100;
+    config.controller.heartbeat_timeout_ms = 1_000;
+    config.controller.queue_deadline_ms = 1_000;
+    config
+}
+
+/// A worker that registers with the controller at `controller`.
+pub fn registered_worker_config(
+    profiles: &Path,
+    name: &str,
+    controller: SocketAddr,
+    capacity: u32,
+) -> WorkerConfig {
+    WorkerConfig {
+        name: name.into(),
+        controller: format!("http://{controller}"),
+        capacity,
+        ..test_config(profiles)
+    }
+}
+
+impl ControllerProcess {
+    /// Starts on `listen` (`127.0.0.1:0` for any port).
+    pub async fn start(config: nanomuse_controller::Config, listen: &str) -> Self {
+        let listener = tokio::net::TcpListener::bind(listen).await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(nanomuse_controller::run(config, listener, shutdown.clone()));
+        Self {
+            address,
+            shutdown,
+            task,
+        }
+    }
+
+    async fn channel(&self) -> tonic::transport::Channel {
+        tonic::transport::Channel::from_shared(format!("http://{}", self.address))
+            .unwrap()
+            .connect()
+            .await
+            .expect("controller reachable")
+    }
+
+    pub async fn tool(
+        &self,
+    ) -> nanomuse_proto::browser_tool_client::BrowserToolClient<tonic::transport::Channel> {
+        nanomuse_proto::browser_tool_client::BrowserToolClient::new(self.channel().await)
+            .max_decoding_message_size(64 * 1024 * 1024)
+    }
+
+    pub async fn workers(&self) -> Vec<nanomuse_proto::WorkerStatus> {
+        let mut registry =
+            nanomuse_proto::worker_registry_client::WorkerRegistryClient::new(self.channel().await);
+        registry
+            .list_workers(nanomuse_proto::ListWorkersRequest {})
+            .await
+            .unwrap()
+            .into_inner()
+            .workers
+    }
+
+    /// Waits until `names` are all registered and live; there is no event for a worker's
+    /// registration, so the fleet is read until it is complete.
+    pub async fn wait_for_workers(&self, names: &[&str]) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let workers = self.workers().await;
+            let live = |name: &&str| workers.iter().any(|w| w.name == *name && w.live);
+            if names.iter().all(live) {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "workers {names:?} did not register: {workers:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    pub async fn stop(self) {
+        self.shutdown.cancel();
+        self.task.await.unwrap().unwrap();
+    }
 }

@@ -1,0 +1,37 @@
+//! `click n`: taps the centre of element n of the last listing (scrolled into view first), as a
+//! finger would, then lists the page again.
+
+use nanomuse_proto::{ActReply, ClickAction, StateRequest, TapRequest};
+
+use super::{Ctx, quoted};
+use crate::error::Result;
+
+pub async fn run(ctx: &Ctx<'_>, action: ClickAction) -> Result<ActReply> {
+    let before = ctx.store.listing(ctx.tenant, ctx.thread)?.map(|l| l.url);
+    let (x, y, label) = ctx.element(action.n, false).await?;
+    on_page!(ctx, {
+        ctx.backend
+            .tap(TapRequest {
+                session: ctx.session(),
+                x,
+                y,
+            })
+            .await
+    })?;
+    ctx.settle(ctx.settle_ms).await?;
+    let now = on_page!(ctx, {
+        ctx.backend
+            .state(StateRequest {
+                session: ctx.session(),
+            })
+            .await
+    })?;
+    let caption = format!("Clicked {}", quoted(&label));
+    let head = if before.as_deref() != Some(now.url.as_str()) {
+        format!("{caption} → now at {} ({})", now.url, now.title)
+    } else {
+        format!("{caption}.")
+    };
+    let (listing, frame) = ctx.look(caption).await?;
+    Ok(ctx.page_reply(head, listing, frame))
+}

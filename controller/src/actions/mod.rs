@@ -1,0 +1,280 @@
+//! The browser tool's actions, written once over the 14 backend ops ([`Backend`]), so the
+//! workers and the phones give the same numbered elements, the same frames, the same replies.
+//! One module per action; [`run`] dispatches.
+
+/// Runs an op (a block that awaits a backend call) on the thread's page, opening the page
+/// first when the backend has none (a new thread, or a worker that restarted). A macro rather
+/// than a function over an async closure: such closures' futures do not prove `Send` here.
+macro_rules! on_page {
+    ($ctx:expr, $op:expr) => {
+        match $op {
+            Err(error) if $crate::actions::is_not_open(&error) => match $ctx.open().await {
+                Ok(()) => $op,
+                Err(error) => Err(error),
+            },
+            other => other,
+        }
+    };
+}
+
+mod back;
+mod click;
+mod close;
+mod extract;
+mod fetch;
+mod key;
+mod navigate;
+mod profile;
+mod screenshot;
+mod scroll;
+mod state;
+mod type_text;
+mod wait;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use nanomuse_proto::act_request::Action;
+use nanomuse_proto::*;
+use serde_json::{Value, json};
+
+use crate::error::{ControllerError, Result};
+use crate::frames::{FrameHub, FrameMeta};
+use crate::listing::{self, Listing, Resolved};
+use crate::store::{Store, ThreadRecord};
+
+/// How many elements a listing shows at most.
+const LISTING_MAX: u32 = 80;
+
+/// What an action works with: the thread, its backend and the controller's stores.
+pub struct Ctx<'a> {
+    pub backend: &'a dyn Backend,
+    pub backend_name: String,
+    pub store: &'a dyn Store,
+    pub frames: &'a FrameHub,
+    pub tenant: &'a str,
+    pub thread: &'a str,
+    pub record: ThreadRecord,
+    pub settle_ms: u32,
+}
+
+/// Carries out one action on its thread.
+pub async fn run(ctx: &mut Ctx<'_>, action: Action) -> Result<ActReply> {
+    let mut reply = match action {
+        Action::Navigate(a) => navigate::run(ctx, a).await,
+        Action::Extract(_) => extract::run(ctx).await,
+        Action::Click(a) => click::run(ctx, a).await,
+        Action::Type(a) => type_text::run(ctx, a).await,
+        Action::Key(a) => key::run(ctx, a).await,
+        Action::Scroll(a) => scroll::run(ctx, a).await,
+        Action::Back(_) => back::run(ctx).await,
+        Action::Wait(a) => wait::run(ctx, a).await,
+        Action::Screenshot(_) => screenshot::run(ctx).await,
+        Action::Fetch(a) => fetch::run(ctx, a).await,
+        Action::Profile(a) => profile::run(ctx, a).await,
+        Action::Close(_) => close::run(ctx).await,
+        Action::State(_) => state::run(ctx).await,
+        Action::HandOver(_) => Err(ControllerError::Unimplemented(
+            "hand_over is not available yet: holds and the take-over card arrive in a later \
+             release"
+                .into(),
+        )),
+    }?;
+    reply.backend = ctx.backend_name.clone();
+    Ok(reply)
+}
+
+/// A listing id no page has seen before.
+fn new_listing_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    format!("{nanos:x}-{:x}", COUNTER.fetch_add(1, Ordering::Relaxed))
+}
+
+fn is_not_open(error: &BackendError) -> bool {
+    matches!(error, BackendError::NotFound(message) if message.contains("is not open"))
+}
+
+/// Shortens `text` to `max` characters, saying how much was left out.
+pub fn truncate(text: &str, max: usize) -> (String, bool) {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => {
+            let rest = text[cut..].chars().count();
+            (
+                format!("{}\n[… {rest} more characters]", &text[..cut]),
+                true,
+            )
+        }
+        None => (text.to_string(), false),
+    }
+}
+
+/// A label as the model and the captions quote it.
+fn quoted(label: &str) -> String {
+    let label = if label.is_empty() {
+        "(no label)"
+    } else {
+        label
+    };
+    format!("'{}'", label.replace('\'', "\u{2019}"))
+}
+
+impl Ctx<'_> {
+    pub fn session(&self) -> Option<Session> {
+        Some(Session::new(
+            self.tenant,
+            self.record.workspace.as_str(),
+            self.thread,
+        ))
+    }
+
+    /// Opens the thread's page with its profile (a no-op re-profile when it is open).
+    async fn open(&self) -> std::result::Result<(), BackendError> {
+        let profile = &self.record.profile;
+        self.backend
+            .open(OpenRequest {
+                session: self.session(),
+                user_agent: profile.user_agent.clone(),
+                width: profile.width,
+                height: profile.height,
+                mobile: profile.mobile,
+            })
+            .await?;
+        Ok(())
+    }
+
+    async fn evaluate(&self, js: &str, arg: Value) -> Result<Value> {
+        let reply = on_page!(self, {
+            self.backend
+                .evaluate(EvaluateRequest {
+                    session: self.session(),
+                    js: js.to_string(),
+                    arg_json: arg.to_string(),
+                })
+                .await
+        })?;
+        serde_json::from_str(&reply.value_json)
+            .map_err(|e| ControllerError::Store(format!("the page answered with bad JSON: {e}")))
+    }
+
+    /// Lets the page finish what the action started, within the configured bound.
+    async fn settle(&self, timeout_ms: u32) -> Result<bool> {
+        let reply = on_page!(self, {
+            self.backend
+                .settle(SettleRequest {
+                    session: self.session(),
+                    timeout_ms,
+                })
+                .await
+        })?;
+        Ok(reply.settled)
+    }
+
+    /// Lists the page and takes its frame, in parallel; stores both.
+    async fn look(&self, caption: String) -> Result<(Listing, FrameRef)> {
+        let id = new_listing_id();
+        let listing = self.evaluate(
+            listing::LIST_JS,
+            json!({"listing_id": id, "max": LISTING_MAX}),
+        );
+        let shot = async {
+            on_page!(self, {
+                self.backend
+                    .screenshot(ScreenshotRequest {
+                        session: self.session(),
+                        quality: 0,
+                    })
+                    .await
+            })
+            .map_err(ControllerError::from)
+        };
+        let (listing, shot) = tokio::join!(listing, shot);
+        let listing = Listing::from_page(&id, listing?).map_err(ControllerError::Store)?;
+        self.store
+            .put_listing(self.tenant, self.thread, Some(&listing))?;
+        let frame = self
+            .frames
+            .publish(
+                self.tenant,
+                self.thread,
+                shot?,
+                FrameMeta {
+                    caption,
+                    url: &listing.url,
+                    title: &listing.title,
+                },
+            )
+            .await?;
+        Ok((listing, frame))
+    }
+
+    /// The reply of a page-changing action: a first line, then the listing.
+    fn page_reply(&self, head: String, listing: Listing, frame: FrameRef) -> ActReply {
+        ActReply {
+            text: format!("{head}\n{}", listing.render()),
+            url: listing.url.clone(),
+            title: listing.title.clone(),
+            elements: listing
+                .elements
+                .iter()
+                .map(|e| Element {
+                    n: e.n,
+                    label: e.label.clone(),
+                    kind: e.kind.clone(),
+                    href: e.href.clone(),
+                })
+                .collect(),
+            frame: Some(frame),
+            ..Default::default()
+        }
+    }
+
+    /// Settles, lists and frames the page after an action; the reply starts with `head`.
+    async fn after_change(&self, caption: String, head: String) -> Result<ActReply> {
+        self.settle(self.settle_ms).await?;
+        let (listing, frame) = self.look(caption).await?;
+        Ok(self.page_reply(head, listing, frame))
+    }
+
+    /// Finds element `n` of the thread's last listing on the page: scrolled into view, and
+    /// focused when asked. Element numbers of a listing the page no longer has are refused.
+    async fn element(&self, n: i64, focus: bool) -> Result<(f64, f64, String)> {
+        let Some(listing) = self.store.listing(self.tenant, self.thread)? else {
+            return Err(ControllerError::StaleListing(
+                "there is no listing of this page yet: navigate, wait or screenshot first, then \
+                 use the element numbers it gives"
+                    .into(),
+            ));
+        };
+        let count = listing.elements.len();
+        if n < 1 || n as usize > count {
+            return Err(ControllerError::InvalidArgument(format!(
+                "element {n} is not in the last listing, which numbers 1 to {count}"
+            )));
+        }
+        let value = self
+            .evaluate(
+                listing::RESOLVE_JS,
+                json!({"listing_id": listing.id, "n": n, "scroll": true, "focus": focus}),
+            )
+            .await?;
+        let stale = || {
+            ControllerError::StaleListing(format!(
+                "the page changed since the last listing, so element {n} may be another one now: \
+                 look again (wait or screenshot) and use the new numbers"
+            ))
+        };
+        match listing::parse_resolved(value).map_err(ControllerError::Store)? {
+            Resolved::At { x, y, label, .. } => Ok((x, y, label)),
+            Resolved::Stale | Resolved::Detached => Err(stale()),
+            Resolved::Missing { count } => Err(ControllerError::InvalidArgument(format!(
+                "element {n} is not in the last listing, which numbers 1 to {count}"
+            ))),
+            Resolved::Hidden => Err(ControllerError::InvalidArgument(format!(
+                "element {n} is not visible any more; scroll or look again"
+            ))),
+        }
+    }
+}

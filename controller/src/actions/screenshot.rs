@@ -1,0 +1,15 @@
+//! `screenshot`: a fresh picture for the chat card, and the listing that goes with it.
+
+use nanomuse_proto::ActReply;
+
+use super::Ctx;
+use crate::error::Result;
+
+pub async fn run(ctx: &Ctx<'_>) -> Result<ActReply> {
+    let (listing, frame) = ctx.look("Screenshot".into()).await?;
+    Ok(ctx.page_reply(
+        format!("{} — {}", listing.title, listing.url),
+        listing,
+        frame,
+    ))
+}

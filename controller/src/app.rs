@@ -1,0 +1,163 @@
+//! [`Controller`]: the browser tool behind the gRPC adapters — threads, their order, their
+//! backend and the actions on it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use nanomuse_proto::{ActReply, ActRequest, Frame};
+use tokio::sync::broadcast;
+
+use crate::actions::{self, Ctx};
+use crate::config::Config;
+use crate::error::{ControllerError, Result};
+use crate::frames::FrameHub;
+use crate::scheduler::Scheduler;
+use crate::store::{ProfileSetting, Store, ThreadRecord};
+
+type ThreadKey = (String, String);
+
+pub struct Controller {
+    config: Arc<Config>,
+    store: Arc<dyn Store>,
+    pub scheduler: Arc<Scheduler>,
+    frames: FrameHub,
+    /// One lock per thread: a thread's actions run in order, threads run concurrently.
+    thread_locks: Mutex<HashMap<ThreadKey, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// Thread and workspace ids name records and profile folders: a safe alphabet only.
+pub fn check_id(what: &str, value: &str) -> Result<()> {
+    let ok = !value.is_empty()
+        && value.len() <= 128
+        && value != "."
+        && value != ".."
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ControllerError::InvalidArgument(format!(
+            "{what} {value:?} is not valid: use 1 to 128 of A-Z a-z 0-9 - _ ."
+        )))
+    }
+}
+
+impl Controller {
+    pub fn new(config: Arc<Config>, store: Arc<dyn Store>) -> Self {
+        let scheduler = Arc::new(Scheduler::new(
+            store.clone(),
+            config.heartbeat_timeout(),
+            config.queue_deadline(),
+            config.controller.queue_limit,
+        ));
+        Self {
+            frames: FrameHub::new(store.clone()),
+            config,
+            store,
+            scheduler,
+            thread_locks: Mutex::default(),
+        }
+    }
+
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    fn thread_lock(&self, key: &ThreadKey) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.thread_locks.lock().unwrap();
+        // Forget the locks nobody holds, so the map does not grow with every thread ever seen.
+        locks.retain(|_, lock| Arc::strong_count(lock) > 1);
+        locks.entry(key.clone()).or_default().clone()
+    }
+
+    /// The thread's record, created on its first action.
+    async fn thread(&self, tenant: &str, thread: &str, workspace: &str) -> Result<ThreadRecord> {
+        if let Some(record) = self.store.thread(tenant, thread)? {
+            if !workspace.is_empty() && record.workspace != workspace {
+                return Err(ControllerError::InvalidArgument(format!(
+                    "thread {thread:?} uses workspace {:?}; a thread keeps its workspace",
+                    record.workspace
+                )));
+            }
+            return Ok(record);
+        }
+        let workspace = if workspace.is_empty() {
+            "default"
+        } else {
+            workspace
+        };
+        check_id("workspace", workspace)?;
+        let record = ThreadRecord {
+            workspace: workspace.to_string(),
+            backend: self.config.browser.backend.clone(),
+            profile: match self.config.browser.profile.as_str() {
+                "mobile" => ProfileSetting::mobile(),
+                _ => ProfileSetting::desktop(),
+            },
+        };
+        self.store.put_thread(tenant, thread, &record)?;
+        self.store.flush().await?;
+        Ok(record)
+    }
+
+    #[tracing::instrument(skip_all, fields(thread = %request.thread))]
+    pub async fn act(&self, tenant: &str, request: ActRequest) -> Result<ActReply> {
+        if !self.config.browser.enabled {
+            return Err(ControllerError::Unavailable(
+                "the browser tool is switched off (browser.enabled = false)".into(),
+            ));
+        }
+        check_id("thread", &request.thread)?;
+        let Some(action) = request.action else {
+            return Err(ControllerError::InvalidArgument(
+                "no action given: navigate, extract, click, type, key, scroll, back, wait, \
+                 screenshot, fetch, profile, close, hand_over or state"
+                    .into(),
+            ));
+        };
+        let key = (tenant.to_string(), request.thread.clone());
+        let lock = self.thread_lock(&key);
+        let _in_order = lock.lock().await;
+        let record = self
+            .thread(tenant, &request.thread, &request.workspace)
+            .await?;
+        if record.backend == "device" {
+            return Err(ControllerError::Unavailable(
+                "this thread uses the phone's browser, and no phone with a browser is connected"
+                    .into(),
+            ));
+        }
+        let placed = self.scheduler.acquire(tenant, &record.workspace).await?;
+        let mut ctx = Ctx {
+            backend: &placed.worker.backend,
+            backend_name: format!("worker:{}", placed.worker.name),
+            store: self.store.as_ref(),
+            frames: &self.frames,
+            tenant,
+            thread: &request.thread,
+            record,
+            settle_ms: self.config.controller.settle_ms as u32,
+        };
+        actions::run(&mut ctx, action).await
+    }
+
+    pub fn watch_frames(&self, tenant: &str, thread: &str) -> Result<broadcast::Receiver<Frame>> {
+        check_id("thread", thread)?;
+        Ok(self.frames.watch(tenant, thread))
+    }
+
+    pub fn frame(&self, tenant: &str, thread: &str, frame_id: &str) -> Result<Frame> {
+        check_id("thread", thread)?;
+        let frame = if frame_id.is_empty() {
+            self.store.frames(tenant, thread)?.pop()
+        } else {
+            self.store.frame(tenant, thread, frame_id)?
+        };
+        frame.ok_or_else(|| {
+            ControllerError::NotFound(format!(
+                "no frame {frame_id:?} of thread {thread:?} (a thread keeps its last 12)"
+            ))
+        })
+    }
+}

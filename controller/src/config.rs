@@ -1,0 +1,194 @@
+//! Configuration: a TOML file with the spec's `[browser]` section plus `[controller]` and
+//! `[worker]`, then the environment (`NANOMUSE_BROWSER_ENABLED`, `NANOMUSE_BROWSER_BACKEND`),
+//! then flags. Validated once at start; a bad value stops the program with the key's name.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use nanomuse_worker::WorkerConfig;
+use serde::Deserialize;
+
+/// The spec's `[browser]` section.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BrowserSection {
+    pub enabled: bool,
+    /// auto | playwright | device. `playwright` means the Chromium workers.
+    pub backend: String,
+    /// mobile | desktop | "" (the backend's own: desktop on a worker, mobile on a phone).
+    pub profile: String,
+    /// Playwright only in the original; the workers are always headless.
+    pub headless: bool,
+    pub timeout_ms: u64,
+}
+
+impl Default for BrowserSection {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            backend: "auto".into(),
+            profile: String::new(),
+            headless: true,
+            timeout_ms: 30_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ControllerSection {
+    /// Where sled keeps threads, listings, frames and placements.
+    pub data_dir: PathBuf,
+    /// A worker silent for this long is down.
+    pub heartbeat_timeout_ms: u64,
+    /// How often workers are asked to heartbeat.
+    pub heartbeat_interval_ms: u64,
+    /// How long an action waits for a free worker slot before RESOURCE_EXHAUSTED.
+    pub queue_deadline_ms: u64,
+    /// How many actions may wait for a slot at once; more are refused at once.
+    pub queue_limit: usize,
+    /// How long an action waits for the page to settle after it acted.
+    pub settle_ms: u64,
+    /// token → tenant. Empty: every call is the tenant "local" (the embedded single-user mode).
+    pub tokens: HashMap<String, String>,
+}
+
+impl Default for ControllerSection {
+    fn default() -> Self {
+        Self {
+            data_dir: PathBuf::from("data/controller"),
+            heartbeat_timeout_ms: 3_000,
+            heartbeat_interval_ms: 1_000,
+            queue_deadline_ms: 10_000,
+            queue_limit: 256,
+            settle_ms: 5_000,
+            tokens: HashMap::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub browser: BrowserSection,
+    pub controller: ControllerSection,
+    pub worker: WorkerConfig,
+}
+
+impl Config {
+    /// Reads `path` (when given), then applies the environment; validates.
+    pub fn load(path: Option<&Path>) -> Result<Self, String> {
+        let mut config = match path {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                toml::from_str::<Config>(&text).map_err(|e| format!("{}: {e}", path.display()))?
+            }
+            None => Config::default(),
+        };
+        config.apply_env(|name| std::env::var(name).ok())?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    pub fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) -> Result<(), String> {
+        if let Some(value) = var("NANOMUSE_BROWSER_ENABLED") {
+            self.browser.enabled = match value.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" | "" => false,
+                other => {
+                    return Err(format!(
+                        "NANOMUSE_BROWSER_ENABLED={other:?}: use 1 or 0 (true or false)"
+                    ));
+                }
+            };
+        }
+        if let Some(value) = var("NANOMUSE_BROWSER_BACKEND") {
+            self.browser.backend = value.trim().to_string();
+        }
+        Ok(())
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if !matches!(
+            self.browser.backend.as_str(),
+            "auto" | "playwright" | "device"
+        ) {
+            return Err(format!(
+                "browser.backend = {:?}: use auto, playwright or device",
+                self.browser.backend
+            ));
+        }
+        if !matches!(self.browser.profile.as_str(), "" | "mobile" | "desktop") {
+            return Err(format!(
+                "browser.profile = {:?}: use mobile, desktop or \"\"",
+                self.browser.profile
+            ));
+        }
+        if self.browser.timeout_ms == 0 {
+            return Err("browser.timeout_ms must be above 0".into());
+        }
+        let c = &self.controller;
+        for (name, value) in [
+            ("controller.heartbeat_timeout_ms", c.heartbeat_timeout_ms),
+            ("controller.heartbeat_interval_ms", c.heartbeat_interval_ms),
+            ("controller.queue_deadline_ms", c.queue_deadline_ms),
+        ] {
+            if value == 0 {
+                return Err(format!("{name} must be above 0"));
+            }
+        }
+        if c.heartbeat_interval_ms >= c.heartbeat_timeout_ms {
+            return Err(
+                "controller.heartbeat_interval_ms must be below heartbeat_timeout_ms".into(),
+            );
+        }
+        if c.tokens
+            .iter()
+            .any(|(token, tenant)| token.len() < 16 || tenant.is_empty())
+        {
+            return Err("controller.tokens: each token needs 16+ characters and a tenant".into());
+        }
+        Ok(())
+    }
+
+    pub fn heartbeat_timeout(&self) -> Duration {
+        Duration::from_millis(self.controller.heartbeat_timeout_ms)
+    }
+
+    pub fn queue_deadline(&self) -> Duration {
+        Duration::from_millis(self.controller.queue_deadline_ms)
+    }
+
+    pub fn settle(&self) -> Duration {
+        Duration::from_millis(self.controller.settle_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_overrides_the_file_and_bad_values_name_their_key() {
+        let mut config: Config =
+            toml::from_str("[browser]\nbackend = \"device\"\nprofile = \"mobile\"\n").unwrap();
+        config
+            .apply_env(|name| (name == "NANOMUSE_BROWSER_BACKEND").then(|| "playwright".into()))
+            .unwrap();
+        assert_eq!(config.browser.backend, "playwright");
+        assert_eq!(config.browser.profile, "mobile");
+
+        config.browser.backend = "firefox".into();
+        assert!(config.validate().unwrap_err().contains("browser.backend"));
+
+        let error = toml::from_str::<Config>("[browser]\nbackendd = \"auto\"\n").unwrap_err();
+        assert!(error.to_string().contains("backendd"), "{error}");
+
+        let error = Config::default()
+            .apply_env(|name| (name == "NANOMUSE_BROWSER_ENABLED").then(|| "maybe".into()))
+            .unwrap_err();
+        assert!(error.contains("NANOMUSE_BROWSER_ENABLED"));
+    }
+}

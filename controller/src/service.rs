@@ -1,0 +1,151 @@
+//! The gRPC adapters: `BrowserTool` for agents and `WorkerRegistry` for workers. They find the
+//! caller's tenant and hand over to [`Controller`]; nothing else lives here.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures::{Stream, StreamExt};
+use nanomuse_proto::browser_tool_server::BrowserTool;
+use nanomuse_proto::worker_registry_server::WorkerRegistry;
+use nanomuse_proto::*;
+use tokio_stream::wrappers::BroadcastStream;
+use tokio_util::sync::CancellationToken;
+use tonic::{Request, Response, Status};
+
+use crate::app::Controller;
+use crate::error::ControllerError;
+
+/// The tenant of the embedded single-user mode, where no tokens are configured.
+pub const LOCAL_TENANT: &str = "local";
+
+pub struct BrowserToolService {
+    controller: Arc<Controller>,
+    tokens: HashMap<String, String>,
+    /// Ends the frame streams on shutdown; they would otherwise hold the server open.
+    shutdown: CancellationToken,
+}
+
+impl BrowserToolService {
+    pub fn new(
+        controller: Arc<Controller>,
+        tokens: HashMap<String, String>,
+        shutdown: CancellationToken,
+    ) -> Self {
+        Self {
+            controller,
+            tokens,
+            shutdown,
+        }
+    }
+
+    fn tenant<T>(&self, request: &Request<T>) -> Result<String, Status> {
+        if self.tokens.is_empty() {
+            return Ok(LOCAL_TENANT.to_string());
+        }
+        let token = request
+            .metadata()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .ok_or_else(|| {
+                Status::from(ControllerError::Unauthenticated(
+                    "this call needs `authorization: Bearer <token>`".into(),
+                ))
+            })?;
+        self.tokens
+            .get(token)
+            .cloned()
+            .ok_or_else(|| ControllerError::Unauthenticated("the token is not known".into()).into())
+    }
+}
+
+type FrameStream = Pin<Box<dyn Stream<Item = Result<Frame, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl BrowserTool for BrowserToolService {
+    async fn act(&self, request: Request<ActRequest>) -> Result<Response<ActReply>, Status> {
+        let tenant = self.tenant(&request)?;
+        let reply = self.controller.act(&tenant, request.into_inner()).await?;
+        Ok(Response::new(reply))
+    }
+
+    type WatchFramesStream = FrameStream;
+
+    async fn watch_frames(
+        &self,
+        request: Request<WatchFramesRequest>,
+    ) -> Result<Response<FrameStream>, Status> {
+        let tenant = self.tenant(&request)?;
+        let frames = self
+            .controller
+            .watch_frames(&tenant, &request.into_inner().thread)?;
+        // A watcher too slow to keep up skips frames rather than holding the others back.
+        let stream = BroadcastStream::new(frames)
+            .filter_map(|frame| async move { frame.ok().map(Ok) })
+            .take_until(self.shutdown.clone().cancelled_owned());
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    async fn get_frame(
+        &self,
+        request: Request<GetFrameRequest>,
+    ) -> Result<Response<Frame>, Status> {
+        let tenant = self.tenant(&request)?;
+        let request = request.into_inner();
+        Ok(Response::new(self.controller.frame(
+            &tenant,
+            &request.thread,
+            &request.frame_id,
+        )?))
+    }
+}
+
+pub struct WorkerRegistryService {
+    controller: Arc<Controller>,
+    heartbeat_interval_ms: u32,
+}
+
+impl WorkerRegistryService {
+    pub fn new(controller: Arc<Controller>, heartbeat_interval_ms: u32) -> Self {
+        Self {
+            controller,
+            heartbeat_interval_ms,
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl WorkerRegistry for WorkerRegistryService {
+    async fn register(
+        &self,
+        request: Request<RegisterWorkerRequest>,
+    ) -> Result<Response<RegisterWorkerReply>, Status> {
+        let request = request.into_inner();
+        self.controller
+            .scheduler
+            .register(&request.name, &request.address, request.capacity)?;
+        Ok(Response::new(RegisterWorkerReply {
+            heartbeat_interval_ms: self.heartbeat_interval_ms,
+        }))
+    }
+
+    async fn heartbeat(
+        &self,
+        request: Request<HeartbeatRequest>,
+    ) -> Result<Response<HeartbeatReply>, Status> {
+        let known = self
+            .controller
+            .scheduler
+            .heartbeat(&request.into_inner().name);
+        Ok(Response::new(HeartbeatReply { known }))
+    }
+
+    async fn list_workers(
+        &self,
+        _request: Request<ListWorkersRequest>,
+    ) -> Result<Response<ListWorkersReply>, Status> {
+        let workers = self.controller.scheduler.statuses()?;
+        Ok(Response::new(ListWorkersReply { workers }))
+    }
+}

@@ -1,0 +1,304 @@
+//! The controller's durable state behind a small trait: threads, the last listing of each
+//! thread, frames (the last dozen per thread) and workspace → worker placements. The sled
+//! implementation flushes before a write is acknowledged, so a killed controller loses nothing
+//! it said was done. Every key starts with the tenant, so one tenant's lookups never reach
+//! another's records.
+
+use std::path::Path;
+
+use nanomuse_proto::Frame;
+use prost::Message;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ControllerError, Result};
+use crate::listing::Listing;
+
+/// How many frames a thread keeps; older ones are deleted.
+pub const FRAMES_KEPT: usize = 12;
+
+/// How a thread's page presents itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileSetting {
+    pub mobile: bool,
+    /// Empty: the backend's default for mobile/desktop.
+    pub user_agent: String,
+    /// 0: the default size.
+    pub width: u32,
+    pub height: u32,
+}
+
+impl ProfileSetting {
+    pub fn mobile() -> Self {
+        Self {
+            mobile: true,
+            user_agent: String::new(),
+            width: 0,
+            height: 0,
+        }
+    }
+
+    pub fn desktop() -> Self {
+        Self {
+            mobile: false,
+            ..Self::mobile()
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadRecord {
+    pub workspace: String,
+    /// "auto", "playwright" (the workers) or "device".
+    pub backend: String,
+    pub profile: ProfileSetting,
+}
+
+#[tonic::async_trait]
+pub trait Store: Send + Sync + 'static {
+    fn thread(&self, tenant: &str, thread: &str) -> Result<Option<ThreadRecord>>;
+    fn put_thread(&self, tenant: &str, thread: &str, record: &ThreadRecord) -> Result<()>;
+    fn listing(&self, tenant: &str, thread: &str) -> Result<Option<Listing>>;
+    fn put_listing(&self, tenant: &str, thread: &str, listing: Option<&Listing>) -> Result<()>;
+    /// A new, ever-increasing frame number.
+    fn next_frame_id(&self) -> Result<u64>;
+    /// Stores a frame (its `id` is a number from [`Store::next_frame_id`]) and drops the
+    /// thread's frames beyond the newest [`FRAMES_KEPT`].
+    fn add_frame(&self, tenant: &str, frame: &Frame) -> Result<()>;
+    /// The thread's frames, oldest first.
+    fn frames(&self, tenant: &str, thread: &str) -> Result<Vec<Frame>>;
+    fn frame(&self, tenant: &str, thread: &str, id: &str) -> Result<Option<Frame>>;
+    fn placement(&self, tenant: &str, workspace: &str) -> Result<Option<String>>;
+    fn put_placement(&self, tenant: &str, workspace: &str, worker: &str) -> Result<()>;
+    /// How many workspaces each worker holds.
+    fn placement_counts(&self) -> Result<std::collections::HashMap<String, usize>>;
+    /// Makes every write so far durable.
+    async fn flush(&self) -> Result<()>;
+}
+
+pub struct SledStore {
+    db: sled::Db,
+    threads: sled::Tree,
+    listings: sled::Tree,
+    frames: sled::Tree,
+    placements: sled::Tree,
+}
+
+fn key(parts: &[&str]) -> Vec<u8> {
+    parts.join("\0").into_bytes()
+}
+
+fn frame_key(tenant: &str, thread: &str, id: u64) -> Vec<u8> {
+    let mut key = key(&[tenant, thread, ""]);
+    key.extend_from_slice(&id.to_be_bytes());
+    key
+}
+
+fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| ControllerError::Store(format!("corrupt record: {e}")))
+}
+
+fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).expect("records serialise")
+}
+
+impl SledStore {
+    pub fn open(path: &Path) -> Result<Self> {
+        let db = sled::Config::new().path(path).open()?;
+        Self::from_db(db)
+    }
+
+    /// A store that lives in memory only (for tests).
+    pub fn temporary() -> Result<Self> {
+        Self::from_db(sled::Config::new().temporary(true).open()?)
+    }
+
+    fn from_db(db: sled::Db) -> Result<Self> {
+        Ok(Self {
+            threads: db.open_tree("threads")?,
+            listings: db.open_tree("listings")?,
+            frames: db.open_tree("frames")?,
+            placements: db.open_tree("placements")?,
+            db,
+        })
+    }
+}
+
+#[tonic::async_trait]
+impl Store for SledStore {
+    fn thread(&self, tenant: &str, thread: &str) -> Result<Option<ThreadRecord>> {
+        self.threads
+            .get(key(&[tenant, thread]))?
+            .map(|bytes| decode(&bytes))
+            .transpose()
+    }
+
+    fn put_thread(&self, tenant: &str, thread: &str, record: &ThreadRecord) -> Result<()> {
+        self.threads
+            .insert(key(&[tenant, thread]), encode(record))?;
+        Ok(())
+    }
+
+    fn listing(&self, tenant: &str, thread: &str) -> Result<Option<Listing>> {
+        self.listings
+            .get(key(&[tenant, thread]))?
+            .map(|bytes| decode(&bytes))
+            .transpose()
+    }
+
+    fn put_listing(&self, tenant: &str, thread: &str, listing: Option<&Listing>) -> Result<()> {
+        match listing {
+            Some(listing) => self
+                .listings
+                .insert(key(&[tenant, thread]), encode(listing))?,
+            None => self.listings.remove(key(&[tenant, thread]))?,
+        };
+        Ok(())
+    }
+
+    fn next_frame_id(&self) -> Result<u64> {
+        Ok(self.db.generate_id()?)
+    }
+
+    fn add_frame(&self, tenant: &str, frame: &Frame) -> Result<()> {
+        let id: u64 = frame.id.parse().map_err(|_| {
+            ControllerError::Store(format!("frame id {:?} is not a number", frame.id))
+        })?;
+        self.frames
+            .insert(frame_key(tenant, &frame.thread, id), frame.encode_to_vec())?;
+        let prefix = key(&[tenant, &frame.thread, ""]);
+        let keys: Vec<_> = self
+            .frames
+            .scan_prefix(&prefix)
+            .keys()
+            .collect::<Result<_, _>>()?;
+        for old in keys.iter().rev().skip(FRAMES_KEPT) {
+            self.frames.remove(old)?;
+        }
+        Ok(())
+    }
+
+    fn frames(&self, tenant: &str, thread: &str) -> Result<Vec<Frame>> {
+        self.frames
+            .scan_prefix(key(&[tenant, thread, ""]))
+            .values()
+            .map(|bytes| {
+                Frame::decode(&*bytes?)
+                    .map_err(|e| ControllerError::Store(format!("corrupt frame: {e}")))
+            })
+            .collect()
+    }
+
+    fn frame(&self, tenant: &str, thread: &str, id: &str) -> Result<Option<Frame>> {
+        let Ok(id) = id.parse::<u64>() else {
+            return Ok(None);
+        };
+        self.frames
+            .get(frame_key(tenant, thread, id))?
+            .map(|bytes| {
+                Frame::decode(&*bytes)
+                    .map_err(|e| ControllerError::Store(format!("corrupt frame: {e}")))
+            })
+            .transpose()
+    }
+
+    fn placement(&self, tenant: &str, workspace: &str) -> Result<Option<String>> {
+        Ok(self
+            .placements
+            .get(key(&[tenant, workspace]))?
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
+    fn put_placement(&self, tenant: &str, workspace: &str, worker: &str) -> Result<()> {
+        self.placements
+            .insert(key(&[tenant, workspace]), worker.as_bytes())?;
+        Ok(())
+    }
+
+    fn placement_counts(&self) -> Result<std::collections::HashMap<String, usize>> {
+        let mut counts = std::collections::HashMap::new();
+        for value in self.placements.iter().values() {
+            *counts
+                .entry(String::from_utf8_lossy(&value?).into_owned())
+                .or_default() += 1;
+        }
+        Ok(counts)
+    }
+
+    async fn flush(&self) -> Result<()> {
+        self.db.flush_async().await?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(store: &SledStore, thread: &str, caption: &str) -> Frame {
+        Frame {
+            id: store.next_frame_id().unwrap().to_string(),
+            thread: thread.into(),
+            caption: caption.into(),
+            jpeg: vec![0xFF, 0xD8],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_thread_keeps_its_newest_twelve_frames() {
+        let store = SledStore::temporary().unwrap();
+        let mut ids = Vec::new();
+        for i in 0..13 {
+            let f = frame(&store, "t", &format!("frame {i}"));
+            ids.push(f.id.clone());
+            store.add_frame("acme", &f).unwrap();
+        }
+        let kept = store.frames("acme", "t").unwrap();
+        assert_eq!(kept.len(), FRAMES_KEPT);
+        assert_eq!(kept[0].caption, "frame 1", "the 13th pushes out the 1st");
+        assert_eq!(kept[11].caption, "frame 12");
+        assert!(store.frame("acme", "t", &ids[0]).unwrap().is_none());
+        assert!(store.frame("acme", "t", &ids[12]).unwrap().is_some());
+    }
+
+    #[test]
+    fn records_of_one_tenant_are_invisible_to_another() {
+        let store = SledStore::temporary().unwrap();
+        let record = ThreadRecord {
+            workspace: "w".into(),
+            backend: "auto".into(),
+            profile: ProfileSetting {
+                mobile: false,
+                user_agent: String::new(),
+                width: 0,
+                height: 0,
+            },
+        };
+        store.put_thread("a", "t", &record).unwrap();
+        let f = frame(&store, "t", "a's");
+        store.add_frame("a", &f).unwrap();
+        store.put_placement("a", "w", "worker-1").unwrap();
+        assert_eq!(store.thread("a", "t").unwrap(), Some(record));
+        assert_eq!(store.thread("b", "t").unwrap(), None);
+        assert!(store.frames("b", "t").unwrap().is_empty());
+        assert!(store.frame("b", "t", &f.id).unwrap().is_none());
+        assert_eq!(store.placement("b", "w").unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn what_was_flushed_is_there_after_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = SledStore::open(dir.path()).unwrap();
+            store.put_placement("a", "w", "worker-2").unwrap();
+            store.flush().await.unwrap();
+        }
+        let store = SledStore::open(dir.path()).unwrap();
+        assert_eq!(
+            store.placement("a", "w").unwrap().as_deref(),
+            Some("worker-2")
+        );
+        assert_eq!(store.placement_counts().unwrap().get("worker-2"), Some(&1));
+    }
+}

@@ -1,0 +1,466 @@
+//! The controller end to end, over real sockets: a controller, two workers, real Chromium, pages
+//! served on 127.0.0.1. What an agent sees of the browser tool.
+
+mod support;
+
+use std::time::Duration;
+
+use nanomuse_proto::act_request::Action;
+use nanomuse_proto::browser_tool_client::BrowserToolClient;
+use nanomuse_proto::*;
+use support::*;
+use tonic::transport::Channel;
+
+type Tool = BrowserToolClient<Channel>;
+
+/// A controller with two registered workers, `w1` and `w2`.
+struct Fleet {
+    controller: ControllerProcess,
+    workers: Vec<Worker>,
+    dir: tempfile::TempDir,
+}
+
+impl Fleet {
+    async fn start(capacity: u32) -> Self {
+        Self::start_with(capacity, |_| {}).await
+    }
+
+    async fn start_with(capacity: u32, tune: impl Fn(&mut nanomuse_controller::Config)) -> Self {
+        logs();
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = controller_config(&dir.path().join("controller"));
+        tune(&mut config);
+        let controller = ControllerProcess::start(config, "127.0.0.1:0").await;
+        let mut workers = Vec::new();
+        for name in ["w1", "w2"] {
+            let profiles = dir.path().join(name);
+            let config = registered_worker_config(&profiles, name, controller.address, capacity);
+            workers.push(Worker::start(config).await);
+        }
+        controller.wait_for_workers(&["w1", "w2"]).await;
+        Self {
+            controller,
+            workers,
+            dir,
+        }
+    }
+
+    async fn stop(self) {
+        self.controller.stop().await;
+        for worker in self.workers {
+            worker.stop().await;
+        }
+    }
+}
+
+fn act(thread: &str, workspace: &str, action: Action) -> ActRequest {
+    ActRequest {
+        thread: thread.into(),
+        workspace: workspace.into(),
+        action: Some(action),
+    }
+}
+
+async fn navigate(tool: &mut Tool, thread: &str, url: String) -> ActReply {
+    tool.act(act(thread, "", Action::Navigate(NavigateAction { url })))
+        .await
+        .expect("navigate")
+        .into_inner()
+}
+
+/// The number of the listed element whose label is `label`.
+fn number_of(reply: &ActReply, label: &str) -> i64 {
+    reply
+        .elements
+        .iter()
+        .find(|e| e.label == label)
+        .unwrap_or_else(|| panic!("no element {label:?} in {:#?}", reply.elements))
+        .n as i64
+}
+
+async fn click(tool: &mut Tool, thread: &str, n: i64) -> ActReply {
+    tool.act(act(thread, "", Action::Click(ClickAction { n })))
+        .await
+        .expect("click")
+        .into_inner()
+}
+
+async fn type_into(tool: &mut Tool, thread: &str, n: i64, text: &str) -> ActReply {
+    tool.act(act(
+        thread,
+        "",
+        Action::Type(TypeAction {
+            n,
+            text: text.into(),
+        }),
+    ))
+    .await
+    .expect("type")
+    .into_inner()
+}
+
+async fn extract(tool: &mut Tool, thread: &str) -> ActReply {
+    tool.act(act(thread, "", Action::Extract(ExtractAction {})))
+        .await
+        .expect("extract")
+        .into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn navigate_lists_the_interactive_elements_numbered() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let reply = navigate(&mut tool, "t1", format!("http://{site}/page")).await;
+    assert_eq!(reply.title, "Test page");
+    assert!(reply.url.ends_with("/page"));
+    let labels: Vec<_> = reply
+        .elements
+        .iter()
+        .map(|e| (e.n, e.kind.as_str(), e.label.as_str()))
+        .collect();
+    assert_eq!(labels[0], (1, "button", "Press"), "{labels:?}");
+    let next = reply
+        .elements
+        .iter()
+        .find(|e| e.label == "Next")
+        .expect("the link is listed");
+    assert_eq!(next.kind, "link");
+    assert_eq!(next.href, format!("http://{site}/second"));
+    assert!(
+        reply.text.contains("[1] button \"Press\""),
+        "{}",
+        reply.text
+    );
+    let frame = reply.frame.expect("navigate makes a frame");
+    assert_eq!((frame.width, frame.height), (1280, 900));
+    assert!(reply.backend.starts_with("worker:"));
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn click_follows_a_link_and_a_login_by_click_and_type_is_sent_by_fetch() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+
+    let page = navigate(&mut tool, "t", format!("http://{site}/page")).await;
+    let clicked = click(&mut tool, "t", number_of(&page, "Next")).await;
+    assert!(clicked.url.ends_with("/second"), "{}", clicked.url);
+    assert!(
+        clicked.text.starts_with("Clicked 'Next' → now at"),
+        "{}",
+        clicked.text
+    );
+
+    let login = navigate(&mut tool, "t", format!("http://{site}/login")).await;
+    let inputs: Vec<i64> = login
+        .elements
+        .iter()
+        .filter(|e| e.kind.starts_with("input"))
+        .map(|e| e.n as i64)
+        .collect();
+    assert_eq!(inputs.len(), 2, "{:#?}", login.elements);
+    type_into(&mut tool, "t", inputs[0], "ada").await;
+    let typed = type_into(&mut tool, "t", inputs[1], "s3cret").await;
+    assert!(
+        !typed.text.contains("s3cret"),
+        "a typed secret never comes back: {}",
+        typed.text
+    );
+    let submitted = click(&mut tool, "t", number_of(&typed, "Sign in")).await;
+    assert!(submitted.url.ends_with("/account"), "{}", submitted.url);
+    assert!(extract(&mut tool, "t").await.text.contains("ada"));
+
+    let fetched = tool
+        .act(act(
+            "t",
+            "",
+            Action::Fetch(FetchAction {
+                url: format!("http://{site}/api/whoami"),
+                ..Default::default()
+            }),
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let result = fetched.fetch.expect("fetch result");
+    assert_eq!(result.status, 200);
+    assert_eq!(result.body, r#"{"user":"ada"}"#);
+    assert!(fetched.frame.is_none(), "fetch changes no page");
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn type_fills_react_and_vue_inputs_so_their_state_changes() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    for fixture in ["react.html", "vue.html"] {
+        let page = navigate(&mut tool, "f", format!("http://{site}/fixtures/{fixture}")).await;
+        let n = number_of(&page, "Your name");
+        type_into(&mut tool, "f", n, "Grace Hopper").await;
+        let text = extract(&mut tool, "f").await.text;
+        assert!(text.contains("state:Grace Hopper"), "{fixture}: {text}");
+    }
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn frames_come_for_page_changing_actions_only_and_the_thirteenth_pushes_out_the_first() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let mut watcher = tool
+        .clone()
+        .watch_frames(WatchFramesRequest {
+            thread: "fr".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+
+    let first = navigate(&mut tool, "fr", format!("http://{site}/page"))
+        .await
+        .frame
+        .unwrap();
+    let extracted = extract(&mut tool, "fr").await;
+    assert!(extracted.frame.is_none(), "extract changes no page");
+    let state = tool
+        .act(act("fr", "", Action::State(StateAction {})))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(state.frame.is_none(), "state changes no page");
+    let mut ids = vec![first.id.clone()];
+    for i in 0..12 {
+        let dy = if i % 2 == 0 { 300.0 } else { -300.0 };
+        let reply = tool
+            .act(act("fr", "", Action::Scroll(ScrollAction { dy })))
+            .await
+            .unwrap()
+            .into_inner();
+        ids.push(reply.frame.expect("scroll makes a frame").id);
+    }
+    for (i, id) in ids.iter().enumerate() {
+        let frame = tokio::time::timeout(Duration::from_secs(10), watcher.message())
+            .await
+            .expect("the watcher gets every frame")
+            .unwrap()
+            .unwrap();
+        assert_eq!(&frame.id, id, "frame {i} in order");
+        assert!(frame.jpeg.starts_with(&[0xFF, 0xD8]));
+        assert_eq!(jpeg_size(&frame.jpeg), (frame.width, frame.height));
+    }
+    let gone = tool
+        .get_frame(GetFrameRequest {
+            thread: "fr".into(),
+            frame_id: first.id.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(gone.code(), tonic::Code::NotFound);
+    let second = tool
+        .get_frame(GetFrameRequest {
+            thread: "fr".into(),
+            frame_id: ids[1].clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(second.thread, "fr");
+    let latest = tool
+        .get_frame(GetFrameRequest {
+            thread: "fr".into(),
+            frame_id: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(&latest.id, ids.last().unwrap());
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listing_made_stale_by_a_navigation_gives_a_clear_error() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(&mut tool, "s", format!("http://{site}/page")).await;
+    let press = number_of(&page, "Press");
+    // The page goes elsewhere on its own, behind the controller's back.
+    let worker = fleet
+        .workers
+        .iter()
+        .find(|w| page.backend == format!("worker:{}", w.name))
+        .expect("the thread's worker");
+    let session = Some(Session::new("local", "default", "s"));
+    worker
+        .backend
+        .navigate(NavigateRequest {
+            session,
+            url: format!("http://{site}/second"),
+            timeout_ms: 0,
+        })
+        .await
+        .unwrap();
+    let stale = tool
+        .act(act("s", "", Action::Click(ClickAction { n: press })))
+        .await
+        .unwrap_err();
+    assert_eq!(stale.code(), tonic::Code::FailedPrecondition);
+    assert!(
+        stale.message().contains("look again"),
+        "{}",
+        stale.message()
+    );
+    for n in [0, -1, 99] {
+        let error = tool
+            .act(act("s", "", Action::Click(ClickAction { n })))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.code(),
+            tonic::Code::InvalidArgument,
+            "{n}: {}",
+            error.message()
+        );
+    }
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn workspaces_are_placed_on_different_workers_and_return_to_theirs_after_a_restart() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let one = tool
+        .act(act(
+            "a",
+            "ws-one",
+            Action::Navigate(NavigateAction {
+                url: format!("http://{site}/page"),
+            }),
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let two = tool
+        .act(act(
+            "b",
+            "ws-two",
+            Action::Navigate(NavigateAction {
+                url: format!("http://{site}/page"),
+            }),
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_ne!(one.backend, two.backend, "two workspaces, two workers");
+
+    let Fleet {
+        controller,
+        workers,
+        dir,
+    } = fleet;
+    let address = controller.address;
+    controller.stop().await;
+    let controller = ControllerProcess::start(
+        controller_config(&dir.path().join("controller")),
+        &address.to_string(),
+    )
+    .await;
+    controller.wait_for_workers(&["w1", "w2"]).await;
+    let mut tool = controller.tool().await;
+    // ws-two first: a fresh choice would now pick the first worker by name.
+    let again_two = tool
+        .act(act("b", "", Action::Screenshot(ScreenshotAction {})))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(again_two.backend, two.backend);
+    let again_one = tool
+        .act(act("a", "", Action::Screenshot(ScreenshotAction {})))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(again_one.backend, one.backend);
+    assert!(
+        again_one.url.ends_with("/page"),
+        "the page is still there: {}",
+        again_one.url
+    );
+    Fleet {
+        controller,
+        workers,
+        dir,
+    }
+    .stop()
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn when_every_worker_is_full_an_action_gets_the_deadline_error() {
+    let site = serve_site().await;
+    let fleet = Fleet::start_with(1, |config| config.controller.queue_deadline_ms = 500).await;
+    let mut tool = fleet.controller.tool().await;
+    // Place each workspace first, then hold both workers' only slot with a page that never loads.
+    for (thread, workspace) in [("x", "ws-x"), ("y", "ws-y")] {
+        tool.act(act(
+            thread,
+            workspace,
+            Action::Navigate(NavigateAction {
+                url: format!("http://{site}/second"),
+            }),
+        ))
+        .await
+        .unwrap();
+    }
+    let mut holders = Vec::new();
+    for thread in ["x", "y"] {
+        let mut tool = tool.clone();
+        let url = format!("http://{site}/never");
+        holders.push(tokio::spawn(async move {
+            tool.act(act(thread, "", Action::Navigate(NavigateAction { url })))
+                .await
+        }));
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while fleet
+        .controller
+        .workers()
+        .await
+        .iter()
+        .map(|w| w.busy)
+        .sum::<u32>()
+        < 2
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the holders never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let refused = tool
+        .act(act(
+            "z",
+            "ws-x",
+            Action::Navigate(NavigateAction {
+                url: format!("http://{site}/second"),
+            }),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.code(),
+        tonic::Code::ResourceExhausted,
+        "{}",
+        refused.message()
+    );
+    assert!(refused.message().contains("busy"), "{}", refused.message());
+    for holder in holders {
+        let outcome = holder.await.unwrap();
+        assert_eq!(outcome.unwrap_err().code(), tonic::Code::DeadlineExceeded);
+    }
+    fleet.stop().await;
+}

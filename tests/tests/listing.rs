@@ -1,0 +1,352 @@
+//! The element listing end to end: the controller's LIST_JS and RESOLVE_JS run through the
+//! `evaluate` op of a real worker on real Chromium, against pages the test serves.
+
+mod support;
+
+use std::time::Instant;
+
+use nanomuse_controller::listing::{LIST_JS, ListedElement, Listing, RESOLVE_JS, Resolved};
+use nanomuse_proto::*;
+use serde_json::{Value, json};
+use support::*;
+
+async fn eval(backend: &GrpcBackend, page: &str, js: &str, arg: Value) -> String {
+    backend
+        .evaluate(EvaluateRequest {
+            session: session(page),
+            js: js.into(),
+            arg_json: arg.to_string(),
+        })
+        .await
+        .expect("evaluate")
+        .value_json
+}
+
+/// Lists the page; also returns the JSON exactly as it left the page.
+async fn list(backend: &GrpcBackend, page: &str, id: &str, max: u32) -> (Listing, String) {
+    let raw = eval(
+        backend,
+        page,
+        LIST_JS,
+        json!({"listing_id": id, "max": max}),
+    )
+    .await;
+    let listing = Listing::from_page(id, serde_json::from_str(&raw).unwrap()).unwrap();
+    (listing, raw)
+}
+
+async fn resolve(
+    backend: &GrpcBackend,
+    page: &str,
+    id: &str,
+    n: i64,
+    scroll: bool,
+    focus: bool,
+) -> Resolved {
+    let arg = json!({"listing_id": id, "n": n, "scroll": scroll, "focus": focus});
+    let raw = eval(backend, page, RESOLVE_JS, arg).await;
+    nanomuse_controller::listing::parse_resolved(serde_json::from_str(&raw).unwrap()).unwrap()
+}
+
+async fn open_at(backend: &GrpcBackend, page: &str, url: String) {
+    backend.open(open_request(page, false)).await.unwrap();
+    backend
+        .navigate(NavigateRequest {
+            session: session(page),
+            url,
+            timeout_ms: 0,
+        })
+        .await
+        .expect("navigate");
+    let settled = backend
+        .settle(SettleRequest {
+            session: session(page),
+            timeout_ms: 10_000,
+        })
+        .await
+        .expect("settle");
+    assert!(settled.settled, "the page did not settle");
+}
+
+fn element(n: u32, kind: &str, label: &str, href: &str, state: &str) -> ListedElement {
+    ListedElement {
+        n,
+        label: label.into(),
+        kind: kind.into(),
+        href: href.into(),
+        state: state.into(),
+    }
+}
+
+/// The centre of a resolved element, failing the test on anything else.
+fn point(resolved: Resolved) -> (f64, f64, String) {
+    match resolved {
+        Resolved::At { x, y, label, .. } => (x, y, label),
+        other => panic!("expected a point, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lists_the_visible_interactive_elements_in_reading_order() {
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let worker = Worker::start(test_config(dir.path())).await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/listing")).await;
+
+    let (listing, _) = list(b, "p", "first", 50).await;
+    let expected = |password_state: &str| {
+        vec![
+            element(1, "link", "Docs", &format!("http://{site}/second"), ""),
+            element(2, "button", "Save now", "", ""),
+            element(3, "input", "Search", "", "(empty)"),
+            element(4, "input:email", "Email", "", "(empty)"),
+            element(5, "input:password", "Password", "", password_state),
+            element(6, "checkbox", "Remember me", "", "(checked)"),
+            element(7, "select", "Country", "", "= \"Germany\""),
+            element(8, "textarea", "notes", "", "= \"Dear \\\"team\\\"\""),
+            element(9, "button", "Menu", "", ""),
+            element(10, "clickable", "Expand", "", ""),
+            element(11, "button", "Send", "", "(disabled)"),
+        ]
+    };
+    assert_eq!(listing.elements, expected("(empty)"));
+    assert_eq!(listing.id, "first");
+    assert_eq!(listing.url, format!("http://{site}/listing"));
+    assert_eq!(listing.title, "Listing");
+    // Only "Far away" is further down; hidden, invisible and transparent ones count nowhere.
+    assert_eq!((listing.above, listing.below), (0, 1));
+    assert_eq!(
+        listing.render().lines().last().unwrap(),
+        "(1 more below the fold: scroll to see them)"
+    );
+
+    // A password typed into the page is only ever "(filled)".
+    assert!(matches!(
+        resolve(b, "p", "first", 5, false, true).await,
+        Resolved::At { .. }
+    ));
+    b.r#type(TypeRequest {
+        session: session("p"),
+        text: "hunter2-secret".into(),
+    })
+    .await
+    .unwrap();
+    let typed = eval(
+        b,
+        "p",
+        "() => document.getElementById('password').value",
+        Value::Null,
+    )
+    .await;
+    assert_eq!(typed, "\"hunter2-secret\"");
+    let (listing, raw) = list(b, "p", "second", 50).await;
+    assert_eq!(listing.elements, expected("(filled)"));
+    assert!(!raw.contains("hunter2"), "the password leaked: {raw}");
+    assert!(!listing.render().contains("hunter2"));
+    worker.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resolves_numbers_to_points_and_refuses_what_is_gone() {
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let worker = Worker::start(test_config(dir.path())).await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/listing")).await;
+    let (listing, _) = list(b, "p", "l1", 50).await;
+    let count = listing.elements.len() as u32;
+
+    // "Save now" sits at left 200, top 10, 100×30.
+    assert_eq!(
+        resolve(b, "p", "l1", 2, false, false).await,
+        Resolved::At {
+            x: 250.0,
+            y: 25.0,
+            label: "Save now".into(),
+            kind: "button".into()
+        }
+    );
+    assert_eq!(
+        resolve(b, "p", "l1", 0, false, false).await,
+        Resolved::Missing { count }
+    );
+    assert_eq!(
+        resolve(b, "p", "l1", i64::from(count) + 1, false, false).await,
+        Resolved::Missing { count }
+    );
+
+    // Focus lands on the element, for `type n`.
+    resolve(b, "p", "l1", 3, false, true).await;
+    let focused = eval(b, "p", "() => document.activeElement.id", Value::Null).await;
+    assert_eq!(focused, "\"search\"");
+
+    // A newer listing makes the older numbers stale.
+    list(b, "p", "l2", 50).await;
+    assert_eq!(
+        resolve(b, "p", "l1", 2, false, false).await,
+        Resolved::Stale
+    );
+
+    // An element taken out of the page is detached.
+    eval(
+        b,
+        "p",
+        "() => document.getElementById('save').remove()",
+        Value::Null,
+    )
+    .await;
+    assert_eq!(
+        resolve(b, "p", "l2", 2, false, false).await,
+        Resolved::Detached
+    );
+
+    // Another page knows nothing of the listing.
+    b.navigate(NavigateRequest {
+        session: session("p"),
+        url: format!("http://{site}/second"),
+        timeout_ms: 0,
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        resolve(b, "p", "l2", 1, false, false).await,
+        Resolved::Stale
+    );
+    worker.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn scrolls_an_element_below_the_fold_into_view() {
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let worker = Worker::start(test_config(dir.path())).await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/listing")).await;
+
+    // Scrolled down, "Far away" is the one element in view and the rest are above.
+    eval(b, "p", "() => window.scrollTo(0, 2600)", Value::Null).await;
+    let (listing, _) = list(b, "p", "down", 50).await;
+    assert_eq!(
+        listing.elements,
+        vec![element(1, "button", "Far away", "", "")]
+    );
+    assert_eq!((listing.above, listing.below), (11, 0));
+
+    // Back at the top it is off screen: pressable only once scrolled to.
+    eval(b, "p", "() => window.scrollTo(0, 0)", Value::Null).await;
+    assert_eq!(
+        resolve(b, "p", "down", 1, false, false).await,
+        Resolved::Hidden
+    );
+    let (x, y, label) = point(resolve(b, "p", "down", 1, true, false).await);
+    assert_eq!(label, "Far away");
+    assert_eq!(x, 70.0);
+    assert!((0.0..900.0).contains(&y), "y = {y}");
+    assert!((y - 450.0).abs() <= 1.0, "scrolled to the centre, y = {y}");
+
+    // The point is where the button is: a tap there presses it.
+    eval(
+        b,
+        "p",
+        "() => document.getElementById('far').onclick = () => document.title = 'far pressed'",
+        Value::Null,
+    )
+    .await;
+    b.tap(TapRequest {
+        session: session("p"),
+        x,
+        y,
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        eval(b, "p", "() => document.title", Value::Null).await,
+        "\"far pressed\""
+    );
+    worker.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reaches_into_shadow_roots_frames_and_styled_checkboxes() {
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let worker = Worker::start(test_config(dir.path())).await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/listing-nested")).await;
+
+    let (listing, _) = list(b, "p", "nested", 50).await;
+    assert_eq!(
+        listing.elements,
+        vec![
+            element(1, "button", "In shadow", "", ""),
+            element(2, "button", "Inside frame", "", ""),
+            element(3, "checkbox", "Subscribe", "", "(unchecked)"),
+        ]
+    );
+
+    // The frame's button: 100 + 5 px border + 20 + 50 across, 100 + 5 + 30 + 20 down.
+    let (x, y, _) = point(resolve(b, "p", "nested", 2, true, false).await);
+    assert_eq!((x, y), (175.0, 155.0));
+
+    // The invisible checkbox is pressed through its label, 150×30 at (10, 400).
+    let (x, y, _) = point(resolve(b, "p", "nested", 3, true, false).await);
+    assert_eq!((x, y), (85.0, 415.0));
+    b.tap(TapRequest {
+        session: session("p"),
+        x,
+        y,
+    })
+    .await
+    .unwrap();
+    let (listing, _) = list(b, "p", "after", 50).await;
+    assert_eq!(listing.elements[2].state, "(checked)");
+    worker.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lists_a_page_of_two_thousand_buttons_within_max() {
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let worker = Worker::start(test_config(dir.path())).await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/listing-many")).await;
+
+    // Rows are 30 px: 30 rows (150 buttons) in a 900 px viewport, 50 of them listed.
+    let started = Instant::now();
+    let (listing, _) = list(b, "p", "top", 50).await;
+    eprintln!("listed 2,000 buttons in {:?}", started.elapsed());
+    let labels: Vec<String> = listing.elements.iter().map(|e| e.label.clone()).collect();
+    let expected: Vec<String> = (0..50).map(|i| format!("b{i}")).collect();
+    assert_eq!(labels, expected);
+    assert!(
+        listing
+            .elements
+            .iter()
+            .enumerate()
+            .all(|(i, e)| e.n as usize == i + 1)
+    );
+    assert_eq!((listing.above, listing.below), (0, 100 + 1850));
+
+    // 3,000 px down: rows 0–99 are above, rows 100–129 in view, the other 270 rows below.
+    eval(b, "p", "() => window.scrollTo(0, 3000)", Value::Null).await;
+    let (listing, _) = list(b, "p", "middle", 50).await;
+    assert_eq!(listing.elements.len(), 50);
+    assert_eq!(listing.elements[0].label, "b500");
+    assert_eq!(listing.elements[49].label, "b549");
+    assert_eq!((listing.above, listing.below), (500, 100 + 1350));
+    assert_eq!(
+        listing.above + listing.below + listing.elements.len() as u32,
+        2000
+    );
+    assert_eq!(
+        resolve(b, "p", "middle", 51, false, false).await,
+        Resolved::Missing { count: 50 }
+    );
+    worker.stop().await;
+}

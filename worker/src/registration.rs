@@ -1,0 +1,68 @@
+//! Keeps this worker known to its controller: registers, heartbeats at the interval the
+//! controller asks for, and registers again when the controller has forgotten it (it
+//! restarted) or could not be reached.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
+use nanomuse_proto::{HeartbeatRequest, RegisterWorkerRequest};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::WorkerConfig;
+use crate::profiles::Pool;
+
+const RETRY: Duration = Duration::from_millis(500);
+
+pub async fn keep_registered(
+    config: Arc<WorkerConfig>,
+    advertise: String,
+    pool: Arc<Pool>,
+    shutdown: CancellationToken,
+) {
+    let Ok(endpoint) = tonic::transport::Endpoint::from_shared(config.controller.clone()) else {
+        tracing::error!(controller = %config.controller, "bad controller address; not registering");
+        return;
+    };
+    let mut client = WorkerRegistryClient::new(endpoint.connect_lazy());
+    'register: loop {
+        let registered = client
+            .register(RegisterWorkerRequest {
+                name: config.name.clone(),
+                address: advertise.clone(),
+                capacity: config.capacity,
+            })
+            .await;
+        let interval = match registered {
+            Ok(reply) => {
+                tracing::info!(controller = %config.controller, "registered with the controller");
+                Duration::from_millis(reply.into_inner().heartbeat_interval_ms.max(50).into())
+            }
+            Err(status) => {
+                tracing::debug!(%status, "controller not reachable; retrying");
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    _ = tokio::time::sleep(RETRY) => continue 'register,
+                }
+            }
+        };
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tokio::time::sleep(interval) => {}
+            }
+            let (browsers, pages) = pool.counts().await;
+            let beat = client
+                .heartbeat(HeartbeatRequest {
+                    name: config.name.clone(),
+                    browsers: browsers as u32,
+                    pages: pages as u32,
+                })
+                .await;
+            match beat {
+                Ok(reply) if reply.get_ref().known => {}
+                _ => continue 'register,
+            }
+        }
+    }
+}
