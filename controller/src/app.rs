@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use nanomuse_proto::{ActReply, ActRequest, Frame};
 use tokio::sync::broadcast;
 
-use crate::actions::{self, Ctx};
+use crate::actions::{self, Ctx, PendingFrame};
 use crate::config::Config;
 use crate::error::{ControllerError, Result};
 use crate::frames::FrameHub;
@@ -20,7 +20,9 @@ pub struct Controller {
     config: Arc<Config>,
     store: Arc<dyn Store>,
     pub scheduler: Arc<Scheduler>,
-    frames: FrameHub,
+    frames: Arc<FrameHub>,
+    /// Work that outlives a reply (frame captures), waited for on shutdown.
+    background: tokio_util::task::TaskTracker,
     /// One lock per thread: a thread's actions run in order, threads run concurrently.
     thread_locks: Mutex<HashMap<ThreadKey, Arc<tokio::sync::Mutex<()>>>>,
 }
@@ -52,12 +54,19 @@ impl Controller {
             config.controller.queue_limit,
         ));
         Self {
-            frames: FrameHub::new(store.clone()),
+            frames: Arc::new(FrameHub::new(store.clone())),
             config,
             store,
             scheduler,
             thread_locks: Mutex::default(),
+            background: tokio_util::task::TaskTracker::new(),
         }
+    }
+
+    /// Waits for the frame captures still under way (on shutdown).
+    pub async fn drain(&self) {
+        self.background.close();
+        self.background.wait().await;
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {
@@ -117,8 +126,7 @@ impl Controller {
             ));
         };
         let key = (tenant.to_string(), request.thread.clone());
-        let lock = self.thread_lock(&key);
-        let _in_order = lock.lock().await;
+        let in_order = self.thread_lock(&key).lock_owned().await;
         let record = self
             .thread(tenant, &request.thread, &request.workspace)
             .await?;
@@ -130,7 +138,7 @@ impl Controller {
         }
         let placed = self.scheduler.acquire(tenant, &record.workspace).await?;
         let mut ctx = Ctx {
-            backend: &placed.worker.backend,
+            backend: placed.worker.backend.clone(),
             backend_name: format!("worker:{}", placed.worker.name),
             store: self.store.as_ref(),
             frames: &self.frames,
@@ -138,8 +146,23 @@ impl Controller {
             thread: &request.thread,
             record,
             settle_ms: self.config.controller.settle_ms as u32,
+            pending_frame: None,
         };
-        actions::run(&mut ctx, action).await
+        let reply = actions::run(&mut ctx, action).await;
+        if let Some(pending) = ctx.pending_frame.take() {
+            let session = ctx.session();
+            let backend = ctx.backend.clone();
+            let frames = self.frames.clone();
+            let (tenant, thread) = key;
+            // The thread's lock and the worker's slot go with the capture: the next action of
+            // the thread starts only once its picture is taken.
+            self.background.spawn(async move {
+                let _in_order = in_order;
+                let _slot = placed;
+                capture_frame(backend, frames, &tenant, &thread, session, pending).await;
+            });
+        }
+        reply
     }
 
     pub fn watch_frames(&self, tenant: &str, thread: &str) -> Result<broadcast::Receiver<Frame>> {
@@ -147,17 +170,61 @@ impl Controller {
         Ok(self.frames.watch(tenant, thread))
     }
 
-    pub fn frame(&self, tenant: &str, thread: &str, frame_id: &str) -> Result<Frame> {
+    /// A frame of the thread, or its latest. A frame still being captured is waited for: its
+    /// capture holds the thread's lock.
+    pub async fn frame(&self, tenant: &str, thread: &str, frame_id: &str) -> Result<Frame> {
         check_id("thread", thread)?;
-        let frame = if frame_id.is_empty() {
-            self.store.frames(tenant, thread)?.pop()
-        } else {
-            self.store.frame(tenant, thread, frame_id)?
+        let lookup = || -> Result<Option<Frame>> {
+            Ok(if frame_id.is_empty() {
+                self.store.frames(tenant, thread)?.pop()
+            } else {
+                self.store.frame(tenant, thread, frame_id)?
+            })
         };
+        let mut frame = lookup()?;
+        if frame.is_none() {
+            let key = (tenant.to_string(), thread.to_string());
+            let _after_captures = self.thread_lock(&key).lock_owned().await;
+            frame = lookup()?;
+        }
         frame.ok_or_else(|| {
             ControllerError::NotFound(format!(
                 "no frame {frame_id:?} of thread {thread:?} (a thread keeps its last 12)"
             ))
         })
+    }
+}
+
+/// Takes the picture an action promised and publishes it.
+async fn capture_frame(
+    backend: Arc<dyn nanomuse_proto::Backend>,
+    frames: Arc<FrameHub>,
+    tenant: &str,
+    thread: &str,
+    session: Option<nanomuse_proto::Session>,
+    pending: PendingFrame,
+) {
+    let shot = backend
+        .screenshot(nanomuse_proto::ScreenshotRequest {
+            session,
+            quality: 0,
+        })
+        .await;
+    let published = match shot {
+        Ok(shot) => {
+            let meta = crate::frames::FrameMeta {
+                caption: pending.caption,
+                url: &pending.url,
+                title: &pending.title,
+            };
+            frames
+                .publish(tenant, thread, pending.id, shot, meta)
+                .await
+                .map(|_| ())
+        }
+        Err(error) => Err(error.into()),
+    };
+    if let Err(error) = published {
+        tracing::warn!(thread, %error, "frame not captured");
     }
 }

@@ -33,16 +33,22 @@ impl FrameHub {
         }
     }
 
-    /// Stores a frame of `thread`, durably, then pushes it to the thread's watchers.
+    /// A number for a frame about to be made.
+    pub fn reserve_id(&self) -> Result<String> {
+        Ok(self.store.next_frame_id()?.to_string())
+    }
+
+    /// Stores frame `id` of `thread`, durably, then pushes it to the thread's watchers.
     pub async fn publish(
         &self,
         tenant: &str,
         thread: &str,
+        id: String,
         shot: ScreenshotReply,
         meta: FrameMeta<'_>,
     ) -> Result<FrameRef> {
         let frame = Frame {
-            id: self.store.next_frame_id()?.to_string(),
+            id,
             thread: thread.to_string(),
             caption: meta.caption,
             url: meta.url.to_string(),

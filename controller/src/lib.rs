@@ -34,6 +34,23 @@ pub async fn run(
     listener: TcpListener,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
+    run_with_local(config, listener, shutdown, None).await
+}
+
+/// A backend in this process, used as a worker that is never down (the embedded `serve`).
+pub struct LocalWorker {
+    pub name: String,
+    pub capacity: u32,
+    pub backend: Arc<dyn nanomuse_proto::Backend>,
+}
+
+/// [`run`], with an in-process worker beside any that register over gRPC.
+pub async fn run_with_local(
+    config: Config,
+    listener: TcpListener,
+    shutdown: CancellationToken,
+    local: Option<LocalWorker>,
+) -> anyhow::Result<()> {
     config.validate().map_err(anyhow::Error::msg)?;
     std::fs::create_dir_all(&config.controller.data_dir)?;
     let store: Arc<dyn Store> = Arc::new(
@@ -42,6 +59,11 @@ pub async fn run(
     );
     let config = Arc::new(config);
     let controller = Arc::new(Controller::new(config.clone(), store.clone()));
+    if let Some(local) = local {
+        controller
+            .scheduler
+            .register_local(&local.name, local.capacity, local.backend);
+    }
     let address = listener.local_addr()?;
 
     let (health, health_service) = tonic_health::server::health_reporter();
@@ -74,6 +96,8 @@ pub async fn run(
         .add_service(WorkerRegistryServer::new(registry))
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown.cancelled())
         .await;
+    controller.drain().await;
+    drop(controller);
     store
         .flush()
         .await

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use nanomuse_proto::GrpcBackend;
+use nanomuse_proto::{Backend, GrpcBackend};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::transport::Channel;
 
@@ -20,14 +20,16 @@ pub struct WorkerEntry {
     pub name: String,
     pub address: String,
     pub capacity: usize,
-    pub backend: GrpcBackend,
+    pub backend: Arc<dyn Backend>,
     slots: Arc<Semaphore>,
     last_heartbeat: Mutex<Instant>,
+    /// In the same process (the embedded `serve`): no heartbeats, never down.
+    local: bool,
 }
 
 impl WorkerEntry {
     fn is_live(&self, timeout: Duration) -> bool {
-        self.last_heartbeat.lock().unwrap().elapsed() < timeout
+        self.local || self.last_heartbeat.lock().unwrap().elapsed() < timeout
     }
 
     fn busy(&self) -> usize {
@@ -98,12 +100,29 @@ impl Scheduler {
                 name: name.to_string(),
                 address: address.to_string(),
                 capacity: capacity as usize,
-                backend: GrpcBackend::new(channel),
+                backend: Arc::new(GrpcBackend::new(channel)),
                 slots: Arc::new(Semaphore::new(capacity as usize)),
                 last_heartbeat: Mutex::new(Instant::now()),
+                local: false,
             }),
         );
         Ok(())
+    }
+
+    /// Adds a backend that lives in this process (the embedded `serve`), reached without gRPC.
+    pub fn register_local(&self, name: &str, capacity: u32, backend: Arc<dyn Backend>) {
+        self.workers.write().unwrap().insert(
+            name.to_string(),
+            Arc::new(WorkerEntry {
+                name: name.to_string(),
+                address: "in-process".into(),
+                capacity: capacity as usize,
+                backend,
+                slots: Arc::new(Semaphore::new(capacity as usize)),
+                last_heartbeat: Mutex::new(Instant::now()),
+                local: true,
+            }),
+        );
     }
 
     /// Records a heartbeat; false when the worker is unknown (it should register again).

@@ -1,8 +1,11 @@
-//! `nanomuse-browser serve`: the embedded single-user default — the controller and one
-//! in-process worker on loopback, state and profiles under one data folder, no tokens.
+//! `nanomuse-browser serve`: the embedded single-user default — the controller on loopback
+//! with a Chromium worker in the same process, state and profiles under one data folder, no
+//! tokens.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use nanomuse_worker::ChromiumBackend;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
@@ -45,36 +48,32 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     .await
 }
 
-/// The controller on `listen` and a worker on a free loopback port that registers with it.
-/// `ready` is told the controller's address once both listen.
+/// The controller on `listen` with a Chromium worker in the same process, reached without a
+/// network hop. `ready` is told the controller's address once it listens.
 pub async fn run_embedded(
     mut config: Config,
     listen: &str,
     shutdown: CancellationToken,
     ready: impl FnOnce(std::net::SocketAddr),
 ) -> anyhow::Result<()> {
-    let controller_listener = tokio::net::TcpListener::bind(listen)
+    let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
-    let address = controller_listener.local_addr()?;
-    let worker_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let mut worker = config.worker.clone();
-    worker.controller = format!("http://{address}");
-    worker.name = if worker.name == "worker" {
-        "embedded".into()
-    } else {
-        worker.name
+    let address = listener.local_addr()?;
+    if config.worker.name == "worker" {
+        config.worker.name = "embedded".into();
+    }
+    config.worker.validate().map_err(anyhow::Error::msg)?;
+    let worker = Arc::new(ChromiumBackend::new(Arc::new(config.worker.clone())));
+    let reaper = nanomuse_worker::spawn_idle_reaper(&worker, shutdown.clone());
+    let local = crate::LocalWorker {
+        name: config.worker.name.clone(),
+        capacity: config.worker.capacity,
+        backend: worker.clone(),
     };
-    config.worker = worker.clone();
-    let controller = tokio::spawn(crate::run(config, controller_listener, shutdown.clone()));
-    let worker = tokio::spawn(nanomuse_worker::run(
-        worker,
-        worker_listener,
-        shutdown.clone(),
-    ));
     ready(address);
-    let (controller, worker) = tokio::join!(controller, worker);
-    controller??;
-    worker??;
-    Ok(())
+    let served = crate::run_with_local(config, listener, shutdown, Some(local)).await;
+    reaper.abort();
+    worker.pool.close_all().await;
+    served
 }

@@ -93,11 +93,11 @@ impl BrowserTool for BrowserToolService {
     ) -> Result<Response<Frame>, Status> {
         let tenant = self.tenant(&request)?;
         let request = request.into_inner();
-        Ok(Response::new(self.controller.frame(
-            &tenant,
-            &request.thread,
-            &request.frame_id,
-        )?))
+        Ok(Response::new(
+            self.controller
+                .frame(&tenant, &request.thread, &request.frame_id)
+                .await?,
+        ))
     }
 }
 

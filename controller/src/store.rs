@@ -43,6 +43,19 @@ impl ProfileSetting {
             ..Self::mobile()
         }
     }
+
+    /// The viewport in CSS px (a frame's size), with the profiles' defaults for zeros.
+    pub fn size(&self) -> (u32, u32) {
+        let (width, height) = if self.mobile { (412, 915) } else { (1280, 900) };
+        (
+            if self.width == 0 { width } else { self.width },
+            if self.height == 0 {
+                height
+            } else {
+                self.height
+            },
+        )
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -113,6 +113,68 @@ async fn main() {
         .unwrap();
         bare_click.push(t.elapsed());
     }
+    let mut parts: Vec<(&str, Vec<Duration>)> = [
+        "navigate",
+        "screenshot",
+        "tap",
+        "settle",
+        "state",
+        "evaluate 1",
+    ]
+    .into_iter()
+    .map(|name| (name, Vec::new()))
+    .collect();
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        b.navigate(NavigateRequest {
+            session: s(),
+            url: page.clone(),
+            timeout_ms: 0,
+        })
+        .await
+        .unwrap();
+        parts[0].1.push(t.elapsed());
+        let t = Instant::now();
+        b.screenshot(ScreenshotRequest {
+            session: s(),
+            quality: 70,
+        })
+        .await
+        .unwrap();
+        parts[1].1.push(t.elapsed());
+        let t = Instant::now();
+        b.tap(TapRequest {
+            session: s(),
+            x: 110.0,
+            y: 35.0,
+        })
+        .await
+        .unwrap();
+        parts[2].1.push(t.elapsed());
+        let t = Instant::now();
+        b.settle(SettleRequest {
+            session: s(),
+            timeout_ms: 5000,
+        })
+        .await
+        .unwrap();
+        parts[3].1.push(t.elapsed());
+        let t = Instant::now();
+        b.state(StateRequest { session: s() }).await.unwrap();
+        parts[4].1.push(t.elapsed());
+        let t = Instant::now();
+        b.evaluate(EvaluateRequest {
+            session: s(),
+            js: "() => 1".into(),
+            arg_json: String::new(),
+        })
+        .await
+        .unwrap();
+        parts[5].1.push(t.elapsed());
+    }
+    for (name, samples) in parts {
+        println!("  op {name:<12} {:.1} ms", median(samples));
+    }
     let profile = dir
         .path()
         .join("w")

@@ -20,9 +20,14 @@ pub struct ChromiumBackend {
     http: reqwest::Client,
 }
 
-/// Whether an op may change the page (and its cookies).
+/// What an op may do to the profile's cookies, and so when the snapshot is saved.
 #[derive(Clone, Copy, PartialEq)]
 enum Changes {
+    /// Waits for responses (navigate, back, settle, fetch): their Set-Cookies are in the jar
+    /// when the op ends, so the snapshot is saved before the reply.
+    Cookies,
+    /// Starts something (tap, key, type, evaluate) whose cookies arrive while the next settle
+    /// waits; the snapshot is saved beside the reply.
     Page,
     Nothing,
 }
@@ -34,6 +39,10 @@ impl ChromiumBackend {
             http: ops::fetch::client(config.timeout()),
             config,
         }
+    }
+
+    pub fn config(&self) -> &WorkerConfig {
+        &self.config
     }
 
     /// The bound of one whole op: the longest inner wait plus room to report it.
@@ -54,10 +63,16 @@ impl ChromiumBackend {
         let outcome = tokio::time::timeout(bound, run(&page))
             .await
             .unwrap_or_else(|_| Err(WorkerError::timeout(op, bound.as_millis() as u64)));
-        if changes == Changes::Page
-            && let Err(error) = self.pool.snapshot_cookies(session).await
-        {
-            tracing::warn!(%error, "cookie snapshot failed");
+        let cookies = page.cookies.clone();
+        let save = async move {
+            if let Err(error) = cookies.save().await {
+                tracing::warn!(%error, "cookie snapshot failed");
+            }
+        };
+        match changes {
+            Changes::Cookies => save.await,
+            Changes::Page => drop(tokio::spawn(save)),
+            Changes::Nothing => {}
         }
         outcome.map_err(|error| {
             tracing::debug!(op, %error, "op failed");
@@ -79,7 +94,7 @@ impl Backend for ChromiumBackend {
         self.on_page(
             request.session.as_ref(),
             "navigate",
-            Changes::Page,
+            Changes::Cookies,
             async |page| ops::navigate::run(page, &request, timeout).await,
         )
         .await
@@ -146,7 +161,7 @@ impl Backend for ChromiumBackend {
         self.on_page(
             request.session.as_ref(),
             "back",
-            Changes::Page,
+            Changes::Cookies,
             async |page| ops::back::run(page, &request, timeout).await,
         )
         .await
@@ -158,7 +173,7 @@ impl Backend for ChromiumBackend {
         self.on_page(
             request.session.as_ref(),
             "settle",
-            Changes::Page,
+            Changes::Cookies,
             async |page| ops::settle::run(page, &request, timeout).await,
         )
         .await
@@ -197,7 +212,7 @@ impl Backend for ChromiumBackend {
         self.on_page(
             request.session.as_ref(),
             "fetch",
-            Changes::Page,
+            Changes::Cookies,
             async |page| ops::fetch::run(page, &request, &self.http, max_bytes).await,
         )
         .await

@@ -15,7 +15,7 @@ use serde_json::json;
 
 use crate::cdp::{self, SideChannel};
 use crate::config::WorkerConfig;
-use crate::cookies;
+use crate::cookies::{self, CookieSnapshots};
 use crate::downloads::Downloads;
 use crate::error::{Result, WorkerError};
 use crate::page::{PageHandle, PageSpec};
@@ -46,7 +46,7 @@ pub struct LiveBrowser {
     /// Target id → page, for the new-window watcher.
     page_index: PageIndex,
     tasks: Vec<tokio::task::JoinHandle<()>>,
-    cookie_snapshot: PathBuf,
+    pub cookies: Arc<CookieSnapshots>,
 }
 
 impl LiveBrowser {
@@ -148,13 +148,13 @@ impl LiveBrowser {
         Ok(Self {
             browser,
             alive,
-            side,
+            side: side.clone(),
             chrome_major,
             downloads,
             pages: HashMap::new(),
             page_index,
             tasks,
-            cookie_snapshot,
+            cookies: Arc::new(CookieSnapshots::new(side.clone(), cookie_snapshot)),
         })
     }
 
@@ -173,6 +173,7 @@ impl LiveBrowser {
             &self.browser,
             self.side.clone(),
             self.downloads.clone(),
+            self.cookies.clone(),
             spec,
             &self.chrome_major,
         )
@@ -193,11 +194,6 @@ impl LiveBrowser {
         Ok(())
     }
 
-    /// Saves the cookie jar so a crash cannot lose what the last op set.
-    pub async fn snapshot_cookies(&self) -> Result<()> {
-        cookies::save(&self.browser, &self.cookie_snapshot).await
-    }
-
     /// Closes Chromium cleanly (it writes its cookie database; session cookies end), or kills
     /// it when it does not answer.
     pub async fn close(mut self) {
@@ -213,7 +209,7 @@ impl LiveBrowser {
         if !matches!(closed, Ok(Some(_))) {
             let _ = self.browser.kill().await;
         }
-        cookies::discard(&self.cookie_snapshot).await;
+        self.cookies.discard().await;
         self.tasks[0].abort();
     }
 

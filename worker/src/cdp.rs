@@ -84,7 +84,7 @@ pub struct SideChannel {
 
 impl SideChannel {
     pub async fn connect(websocket_url: &str) -> Result<Self> {
-        let (socket, _) = tokio_tungstenite::connect_async(websocket_url)
+        let (socket, _) = tokio_tungstenite::connect_async_with_config(websocket_url, None, true)
             .await
             .map_err(|e| WorkerError::Launch(format!("second CDP connection failed: {e}")))?;
         let (mut sink, mut stream) = socket.split();

@@ -3,12 +3,14 @@
 //! jar after every page-changing op and restores it on a relaunch after a crash. A clean close
 //! discards the snapshot, so session cookies end with the browser as they should.
 
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chromiumoxide::Browser;
 use serde_json::{Value, json};
 
-use crate::cdp;
+use crate::cdp::{self, SideChannel};
 use crate::error::Result;
 
 const SNAPSHOT_FILE: &str = "nanomuse-cookies.json";
@@ -17,14 +19,52 @@ pub fn snapshot_path(profile_dir: &Path) -> PathBuf {
     profile_dir.join(SNAPSHOT_FILE)
 }
 
-/// Writes every cookie of the browser to `path` (atomically: a crash leaves the old or the new).
-pub async fn save(browser: &Browser, path: &Path) -> Result<()> {
-    let reply = cdp::call_browser(browser, "Storage.getCookies", json!({})).await?;
-    let cookies = reply.get("cookies").cloned().unwrap_or_else(|| json!([]));
-    let temporary = path.with_extension("json.tmp");
-    tokio::fs::write(&temporary, serde_json::to_vec(&cookies).unwrap_or_default()).await?;
-    tokio::fs::rename(&temporary, path).await?;
-    Ok(())
+/// The snapshot file of one browser. Saves are serialised and skip the write when the jar is
+/// what was last written, so they are cheap enough to follow every page-changing op.
+pub struct CookieSnapshots {
+    side: Arc<SideChannel>,
+    path: PathBuf,
+    last_written: tokio::sync::Mutex<Option<u64>>,
+}
+
+impl CookieSnapshots {
+    pub fn new(side: Arc<SideChannel>, path: PathBuf) -> Self {
+        Self {
+            side,
+            path,
+            last_written: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// Writes every cookie of the browser to the snapshot (atomically: a crash leaves the old
+    /// or the new file).
+    pub async fn save(&self) -> Result<()> {
+        let mut last_written = self.last_written.lock().await;
+        let reply = self
+            .side
+            .call(None, "Storage.getCookies", json!({}))
+            .await?;
+        let cookies =
+            serde_json::to_vec(&reply.get("cookies").cloned().unwrap_or_else(|| json!([])))
+                .unwrap_or_default();
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        cookies.hash(&mut hasher);
+        let digest = hasher.finish();
+        if *last_written == Some(digest) {
+            return Ok(());
+        }
+        let temporary = self.path.with_extension("json.tmp");
+        tokio::fs::write(&temporary, &cookies).await?;
+        tokio::fs::rename(&temporary, &self.path).await?;
+        *last_written = Some(digest);
+        Ok(())
+    }
+
+    /// Removes the snapshot (after a clean close, when Chromium's own store is complete).
+    pub async fn discard(&self) {
+        let _ = self.last_written.lock().await;
+        let _ = tokio::fs::remove_file(&self.path).await;
+    }
 }
 
 /// Puts the cookies of a snapshot left by a crashed browser back; returns how many.
@@ -42,10 +82,6 @@ pub async fn restore(browser: &Browser, path: &Path) -> Result<usize> {
         cdp::call_browser(browser, "Storage.setCookies", json!({"cookies": params})).await?;
     }
     Ok(count)
-}
-
-pub async fn discard(path: &Path) {
-    let _ = tokio::fs::remove_file(path).await;
 }
 
 /// A `Network.Cookie` as the `Network.CookieParam` that recreates it.

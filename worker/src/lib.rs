@@ -26,6 +26,25 @@ use tokio_util::sync::CancellationToken;
 pub use backend::ChromiumBackend;
 pub use config::WorkerConfig;
 
+/// Closes idle browsers until `shutdown`; for a backend served by [`run`] or used in-process.
+pub fn spawn_idle_reaper(
+    backend: &ChromiumBackend,
+    shutdown: CancellationToken,
+) -> tokio::task::JoinHandle<()> {
+    let pool = backend.pool.clone();
+    let every = (backend.config().idle_timeout() / 4)
+        .clamp(Duration::from_millis(50), Duration::from_secs(30));
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                _ = tick.tick() => pool.close_idle().await,
+            }
+        }
+    })
+}
+
 /// Serves the worker on `listener` until `shutdown` is cancelled, then stops taking calls,
 /// lets the ones in flight finish and closes every browser cleanly.
 pub async fn run(

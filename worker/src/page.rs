@@ -8,6 +8,7 @@ use chromiumoxide::{Browser, Page};
 use serde_json::{Value, json};
 
 use crate::cdp::{self, SideChannel};
+use crate::cookies::CookieSnapshots;
 use crate::downloads::Downloads;
 use crate::emulation::{self, PageSettings};
 use crate::error::{Result, WorkerError};
@@ -48,6 +49,8 @@ pub struct PageHandle {
     pub side_session: String,
     pub side: Arc<SideChannel>,
     pub downloads: Arc<Downloads>,
+    /// The browser's cookie snapshot, saved after page-changing ops.
+    pub cookies: Arc<CookieSnapshots>,
     pub tracker: Arc<NetworkTracker>,
     pub settings: Mutex<PageSettings>,
     pub chrome_major: String,
@@ -63,6 +66,7 @@ impl PageHandle {
         browser: &Browser,
         side: Arc<SideChannel>,
         downloads: Arc<Downloads>,
+        cookies: Arc<CookieSnapshots>,
         spec: &PageSpec,
         chrome_major: &str,
     ) -> Result<Arc<Self>> {
@@ -99,6 +103,7 @@ impl PageHandle {
             side_session,
             side,
             downloads,
+            cookies,
             tracker,
             settings: Mutex::new(spec.settings.clone()),
             chrome_major: chrome_major.to_string(),

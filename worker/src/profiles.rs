@@ -225,18 +225,7 @@ impl Pool {
         }
         if let Some(live) = state.live.as_mut().filter(|live| live.is_alive_now()) {
             live.close_page(&page_key).await?;
-            live.snapshot_cookies().await?;
-        }
-        Ok(())
-    }
-
-    /// Saves the cookie jar of the profile of `session`, if its browser runs.
-    pub async fn snapshot_cookies(&self, session: Option<&Session>) -> Result<()> {
-        let (key, _) = parse_session(session)?;
-        let profile = self.profile(&key);
-        let mut state = profile.state.lock().await;
-        if let Some(live) = state.live.as_mut().filter(|live| live.is_alive_now()) {
-            live.snapshot_cookies().await?;
+            live.cookies.save().await?;
         }
         Ok(())
     }

@@ -73,7 +73,9 @@ impl NetworkTracker {
                             this.on_main_frame_navigated(&event.frame.url);
                         }
                     }
-                    Some(_) = lifecycle.next() => this.touch(),
+                    // Lifecycle events wake waiters but are no network activity: `networkIdle`
+                    // itself arrives half a second after the last request.
+                    Some(_) = lifecycle.next() => this.notify(),
                     else => break,
                 }
             }
@@ -81,9 +83,13 @@ impl NetworkTracker {
         Ok((tracker, task))
     }
 
+    fn notify(&self) {
+        self.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
     fn touch(&self) {
         *self.last_activity.lock().unwrap() = Instant::now();
-        self.changes.send_modify(|n| *n = n.wrapping_add(1));
+        self.notify();
     }
 
     fn on_start(&self, id: &str) {

@@ -5,7 +5,7 @@ use nanomuse_proto::{ActReply, BackRequest};
 use super::Ctx;
 use crate::error::Result;
 
-pub async fn run(ctx: &Ctx<'_>) -> Result<ActReply> {
+pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
     let reply = on_page!(ctx, {
         ctx.backend
             .back(BackRequest {

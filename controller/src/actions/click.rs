@@ -6,7 +6,7 @@ use nanomuse_proto::{ActReply, ClickAction, StateRequest, TapRequest};
 use super::{Ctx, quoted};
 use crate::error::Result;
 
-pub async fn run(ctx: &Ctx<'_>, action: ClickAction) -> Result<ActReply> {
+pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
     let before = ctx.store.listing(ctx.tenant, ctx.thread)?.map(|l| l.url);
     let (x, y, label) = ctx.element(action.n, false).await?;
     on_page!(ctx, {

@@ -5,7 +5,7 @@ use nanomuse_proto::{ActReply, BackendError, CloseRequest};
 use super::Ctx;
 use crate::error::Result;
 
-pub async fn run(ctx: &Ctx<'_>) -> Result<ActReply> {
+pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
     let closed = ctx
         .backend
         .close(CloseRequest {

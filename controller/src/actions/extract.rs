@@ -12,7 +12,7 @@ const EXTRACT_CHARS: usize = 8_000;
 const TEXT_JS: &str = "() => ({url: location.href, title: document.title, \
      text: document.body ? document.body.innerText : ''})";
 
-pub async fn run(ctx: &Ctx<'_>) -> Result<ActReply> {
+pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
     let page = ctx.evaluate(TEXT_JS, json!(null)).await?;
     let url = page["url"].as_str().unwrap_or_default().to_string();
     let title = page["title"].as_str().unwrap_or_default().to_string();

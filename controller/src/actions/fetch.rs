@@ -8,7 +8,7 @@ use crate::error::{ControllerError, Result};
 
 const BODY_CHARS: usize = 20_000;
 
-pub async fn run(ctx: &Ctx<'_>, action: FetchAction) -> Result<ActReply> {
+pub async fn run(ctx: &mut Ctx<'_>, action: FetchAction) -> Result<ActReply> {
     if action.url.trim().is_empty() {
         return Err(ControllerError::InvalidArgument(
             "fetch needs a URL, e.g. fetch https://example.com/api/orders".into(),

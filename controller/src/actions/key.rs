@@ -5,7 +5,7 @@ use nanomuse_proto::{ActReply, KeyAction, KeyRequest};
 use super::Ctx;
 use crate::error::Result;
 
-pub async fn run(ctx: &Ctx<'_>, action: KeyAction) -> Result<ActReply> {
+pub async fn run(ctx: &mut Ctx<'_>, action: KeyAction) -> Result<ActReply> {
     on_page!(ctx, {
         ctx.backend
             .key(KeyRequest {

@@ -31,6 +31,7 @@ mod state;
 mod type_text;
 mod wait;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -46,9 +47,19 @@ use crate::store::{Store, ThreadRecord};
 /// How many elements a listing shows at most.
 const LISTING_MAX: u32 = 80;
 
+/// A frame an action promised in its reply; it is captured right after the reply goes out,
+/// before the thread's next action may start.
+#[derive(Debug)]
+pub struct PendingFrame {
+    pub id: String,
+    pub caption: String,
+    pub url: String,
+    pub title: String,
+}
+
 /// What an action works with: the thread, its backend and the controller's stores.
 pub struct Ctx<'a> {
-    pub backend: &'a dyn Backend,
+    pub backend: Arc<dyn Backend>,
     pub backend_name: String,
     pub store: &'a dyn Store,
     pub frames: &'a FrameHub,
@@ -56,6 +67,7 @@ pub struct Ctx<'a> {
     pub thread: &'a str,
     pub record: ThreadRecord,
     pub settle_ms: u32,
+    pub pending_frame: Option<PendingFrame>,
 }
 
 /// Carries out one action on its thread.
@@ -172,13 +184,45 @@ impl Ctx<'_> {
         Ok(reply.settled)
     }
 
-    /// Lists the page and takes its frame, in parallel; stores both.
-    async fn look(&self, caption: String) -> Result<(Listing, FrameRef)> {
+    /// Lists the page (stored as the thread's last listing).
+    async fn list(&self) -> Result<Listing> {
         let id = new_listing_id();
-        let listing = self.evaluate(
-            listing::LIST_JS,
-            json!({"listing_id": id, "max": LISTING_MAX}),
-        );
+        let value = self
+            .evaluate(
+                listing::LIST_JS,
+                json!({"listing_id": id, "max": LISTING_MAX}),
+            )
+            .await?;
+        let listing = Listing::from_page(&id, value).map_err(ControllerError::Store)?;
+        self.store
+            .put_listing(self.tenant, self.thread, Some(&listing))?;
+        Ok(listing)
+    }
+
+    /// Lists the page and promises its frame: the reply does not wait for the picture, which
+    /// is taken as soon as the reply is out (see [`PendingFrame`]).
+    async fn look(&mut self, caption: String) -> Result<(Listing, FrameRef)> {
+        let listing = self.list().await?;
+        let (width, height) = self.record.profile.size();
+        let frame = FrameRef {
+            id: self.frames.reserve_id()?,
+            caption: caption.clone(),
+            width,
+            height,
+        };
+        self.pending_frame = Some(PendingFrame {
+            id: frame.id.clone(),
+            caption,
+            url: listing.url.clone(),
+            title: listing.title.clone(),
+        });
+        Ok((listing, frame))
+    }
+
+    /// Lists the page and takes its frame, in parallel, before the reply (for `screenshot`,
+    /// whose picture is the point of the reply).
+    async fn look_now(&self, caption: String) -> Result<(Listing, FrameRef)> {
+        let listing = self.list();
         let shot = async {
             on_page!(self, {
                 self.backend
@@ -191,14 +235,13 @@ impl Ctx<'_> {
             .map_err(ControllerError::from)
         };
         let (listing, shot) = tokio::join!(listing, shot);
-        let listing = Listing::from_page(&id, listing?).map_err(ControllerError::Store)?;
-        self.store
-            .put_listing(self.tenant, self.thread, Some(&listing))?;
+        let listing = listing?;
         let frame = self
             .frames
             .publish(
                 self.tenant,
                 self.thread,
+                self.frames.reserve_id()?,
                 shot?,
                 FrameMeta {
                     caption,
@@ -232,7 +275,7 @@ impl Ctx<'_> {
     }
 
     /// Settles, lists and frames the page after an action; the reply starts with `head`.
-    async fn after_change(&self, caption: String, head: String) -> Result<ActReply> {
+    async fn after_change(&mut self, caption: String, head: String) -> Result<ActReply> {
         self.settle(self.settle_ms).await?;
         let (listing, frame) = self.look(caption).await?;
         Ok(self.page_reply(head, listing, frame))

@@ -5,7 +5,7 @@ use nanomuse_proto::{ActReply, NavigateAction, NavigateRequest};
 use super::Ctx;
 use crate::error::{ControllerError, Result};
 
-pub async fn run(ctx: &Ctx<'_>, action: NavigateAction) -> Result<ActReply> {
+pub async fn run(ctx: &mut Ctx<'_>, action: NavigateAction) -> Result<ActReply> {
     let url = action.url.trim();
     if url.is_empty() {
         return Err(ControllerError::InvalidArgument(

@@ -5,8 +5,8 @@ use nanomuse_proto::ActReply;
 use super::Ctx;
 use crate::error::Result;
 
-pub async fn run(ctx: &Ctx<'_>) -> Result<ActReply> {
-    let (listing, frame) = ctx.look("Screenshot".into()).await?;
+pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
+    let (listing, frame) = ctx.look_now("Screenshot".into()).await?;
     Ok(ctx.page_reply(
         format!("{} — {}", listing.title, listing.url),
         listing,

@@ -5,7 +5,7 @@ use nanomuse_proto::{ActReply, ScrollAction, ScrollRequest};
 use super::Ctx;
 use crate::error::Result;
 
-pub async fn run(ctx: &Ctx<'_>, action: ScrollAction) -> Result<ActReply> {
+pub async fn run(ctx: &mut Ctx<'_>, action: ScrollAction) -> Result<ActReply> {
     on_page!(ctx, {
         ctx.backend
             .scroll(ScrollRequest {

@@ -6,7 +6,7 @@ use nanomuse_proto::{ActReply, TypeAction, TypeRequest};
 use super::{Ctx, quoted};
 use crate::error::Result;
 
-pub async fn run(ctx: &Ctx<'_>, action: TypeAction) -> Result<ActReply> {
+pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
     let (_, _, label) = ctx.element(action.n, true).await?;
     on_page!(ctx, {
         ctx.backend

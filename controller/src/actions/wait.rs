@@ -7,7 +7,7 @@ use crate::error::{ControllerError, Result};
 
 pub const MAX_WAIT_SECONDS: f64 = 15.0;
 
-pub async fn run(ctx: &Ctx<'_>, action: WaitAction) -> Result<ActReply> {
+pub async fn run(ctx: &mut Ctx<'_>, action: WaitAction) -> Result<ActReply> {
     let seconds = action.seconds;
     if !seconds.is_finite() || !(0.0..=MAX_WAIT_SECONDS).contains(&seconds) {
         return Err(ControllerError::InvalidArgument(format!(

@@ -1,5 +1,5 @@
-//! `settle {timeout_ms}`: waits until the document has loaded, no request is in flight and two
-//! animation frames have passed without network activity — bounded by the timeout.
+//! `settle {timeout_ms}`: waits until the document has loaded, no request is in flight and a
+//! frame has been drawn without network activity meanwhile — bounded by the timeout.
 
 use std::time::Duration;
 
@@ -10,9 +10,12 @@ use tokio::time::Instant;
 use crate::error::Result;
 use crate::page::PageHandle;
 
-/// Two frames: by then the handlers of an input have run and started what they start.
-const TWO_FRAMES_JS: &str = "() => new Promise((resolve) => requestAnimationFrame(() => \
-     requestAnimationFrame(() => resolve(document.readyState))))";
+/// A frame drawn: the task after an animation frame runs once that frame is produced; by then
+/// the handlers of an input have run and started what they start.
+const FRAME_DRAWN_JS: &str = "() => new Promise((resolve) => requestAnimationFrame(() => { \
+     const channel = new MessageChannel(); \
+     channel.port1.onmessage = () => resolve(document.readyState); \
+     channel.port2.postMessage(null); }))";
 
 /// The longest settle anyone may ask for.
 pub const MAX_SETTLE: Duration = Duration::from_secs(60);
@@ -32,7 +35,7 @@ pub async fn run(
     loop {
         let round_start = std::time::Instant::now();
         let state =
-            match tokio::time::timeout_at(deadline, page.evaluate(TWO_FRAMES_JS, &Value::Null))
+            match tokio::time::timeout_at(deadline, page.evaluate(FRAME_DRAWN_JS, &Value::Null))
                 .await
             {
                 Err(_) => return Ok(SettleReply { settled: false }),

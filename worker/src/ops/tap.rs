@@ -21,17 +21,6 @@ pub async fn run(page: &PageHandle, request: &TapRequest) -> Result<TapReply> {
             settings.width, settings.height
         )));
     }
-    let hit = page
-        .evaluate(
-            "([x, y]) => document.elementFromPoint(x, y) !== null",
-            &json!([x, y]),
-        )
-        .await?;
-    if hit != json!(true) {
-        return Err(WorkerError::FailedPrecondition(format!(
-            "no element at ({x}, {y})"
-        )));
-    }
     if settings.mobile {
         cdp::call(
             &page.page,
