@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use nanomuse_proto::{ActReply, ActRequest, Frame};
+use nanomuse_proto::{ActReply, ActRequest, Frame, check_name};
 use tokio::sync::broadcast;
 
 use crate::actions::{self, Ctx, PendingFrame};
@@ -27,22 +27,9 @@ pub struct Controller {
     thread_locks: Mutex<HashMap<ThreadKey, Arc<tokio::sync::Mutex<()>>>>,
 }
 
-/// Thread and workspace ids name records and profile folders: a safe alphabet only.
+/// Thread and workspace ids name records and profile folders (see [`check_name`]).
 pub fn check_id(what: &str, value: &str) -> Result<()> {
-    let ok = !value.is_empty()
-        && value.len() <= 128
-        && value != "."
-        && value != ".."
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if ok {
-        Ok(())
-    } else {
-        Err(ControllerError::InvalidArgument(format!(
-            "{what} {value:?} is not valid: use 1 to 128 of A-Z a-z 0-9 - _ ."
-        )))
-    }
+    check_name(what, value).map_err(ControllerError::InvalidArgument)
 }
 
 impl Controller {

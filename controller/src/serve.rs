@@ -2,6 +2,7 @@
 //! with a Chromium worker in the same process, state and profiles under one data folder, no
 //! tokens.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -28,22 +29,17 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     let mut config = Config::load(options.config.as_deref()).map_err(anyhow::Error::msg)?;
     config.controller.data_dir = options.data.join("controller");
     config.worker.profiles_root = options.data.join("profiles");
-    let shutdown = CancellationToken::new();
-    let signal = shutdown.clone();
-    tokio::spawn(async move {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("SIGTERM handler");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-        signal.cancel();
-    });
+    let shutdown = nanomuse_proto::cancel_on_signals();
     run_embedded(config, &options.listen, shutdown, |address| {
-        println!("nanomuse-browser serving");
-        println!("  gRPC (BrowserTool): http://{address}");
-        println!("  data:               {}", options.data.display());
-        println!("try: nanomuse-browser navigate https://example.com/");
+        // Whoever started us may stop reading; that must not stop the service.
+        let mut out = std::io::stdout();
+        let _ = writeln!(
+            out,
+            "nanomuse-browser serving\n  gRPC (BrowserTool): http://{address}\n  data:               {}\n\
+             try: nanomuse-browser navigate https://example.com/",
+            options.data.display()
+        );
+        let _ = out.flush();
     })
     .await
 }

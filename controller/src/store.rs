@@ -239,7 +239,12 @@ impl Store for SledStore {
     }
 
     async fn flush(&self) -> Result<()> {
-        self.db.flush_async().await?;
+        // sled's `flush_async` can wait forever when flushes overlap; its blocking flush,
+        // off the runtime's threads, does not.
+        let db = self.db.clone();
+        tokio::task::spawn_blocking(move || db.flush())
+            .await
+            .map_err(|e| ControllerError::Store(format!("flush task failed: {e}")))??;
         Ok(())
     }
 }

@@ -31,9 +31,12 @@ fn serve(data: &std::path::Path) -> (Served, String) {
         .unwrap();
     let stdout = child.stdout.take().unwrap();
     let served = Served(child);
-    for line in BufReader::new(stdout).lines() {
+    let mut lines = BufReader::new(stdout).lines();
+    for line in lines.by_ref() {
         let line = line.unwrap();
         if let Some(address) = line.split("gRPC (BrowserTool): ").nth(1) {
+            // Keep reading what else it prints, as a terminal would.
+            std::thread::spawn(move || lines.for_each(drop));
             return (served, address.trim().to_string());
         }
     }

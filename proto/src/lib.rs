@@ -6,7 +6,9 @@
 
 mod backend;
 mod client;
+mod names;
 mod server;
+mod shutdown;
 
 /// The generated messages, client and server of `nanomuse.browser.v1`.
 pub mod v1 {
@@ -15,7 +17,9 @@ pub mod v1 {
 
 pub use backend::{Backend, BackendError};
 pub use client::GrpcBackend;
+pub use names::check_name;
 pub use server::BackendServer;
+pub use shutdown::cancel_on_signals;
 pub use v1::*;
 
 impl Session {

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use nanomuse_worker::{WorkerConfig, run};
-use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Parser)]
 #[command(about = "A nanoMuse browser worker: the 14 BrowserBackend ops on Chromium")]
@@ -86,16 +85,6 @@ async fn main() -> anyhow::Result<()> {
         }
     };
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
-    let shutdown = CancellationToken::new();
-    let signal = shutdown.clone();
-    tokio::spawn(async move {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("SIGTERM handler");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-        signal.cancel();
-    });
+    let shutdown = nanomuse_proto::cancel_on_signals();
     run(config, listener, shutdown).await
 }

@@ -21,22 +21,10 @@ pub struct ProfileKey {
     pub workspace: String,
 }
 
-/// Names become path components: only a safe alphabet, never `.` or `..`.
 fn checked_name<'a>(what: &str, value: &'a str) -> Result<&'a str> {
-    let ok = !value.is_empty()
-        && value.len() <= 128
-        && value != "."
-        && value != ".."
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if ok {
-        Ok(value)
-    } else {
-        Err(WorkerError::invalid(format!(
-            "session {what} {value:?} is not valid: use 1 to 128 of A-Z a-z 0-9 - _ ."
-        )))
-    }
+    nanomuse_proto::check_name(&format!("session {what}"), value)
+        .map(|()| value)
+        .map_err(WorkerError::InvalidArgument)
 }
 
 /// The profile and page key named by a request's session.
