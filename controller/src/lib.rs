@@ -18,7 +18,6 @@ use std::sync::Arc;
 use nanomuse_proto::browser_tool_server::BrowserToolServer;
 use nanomuse_proto::worker_registry_server::WorkerRegistryServer;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 use tokio_util::sync::CancellationToken;
 
 pub use app::Controller;
@@ -94,7 +93,10 @@ pub async fn run_with_local(
                 .max_decoding_message_size(64 * 1024 * 1024),
         )
         .add_service(WorkerRegistryServer::new(registry))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown.cancelled())
+        .serve_with_incoming_shutdown(
+            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
+            shutdown.cancelled(),
+        )
         .await;
     controller.drain().await;
     drop(controller);

@@ -20,7 +20,6 @@ use std::time::Duration;
 
 use nanomuse_proto::BackendServer;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 use tokio_util::sync::CancellationToken;
 
 pub use backend::ChromiumBackend;
@@ -102,7 +101,10 @@ pub async fn run(
     let served = tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(BackendServer::service(backend.clone()))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown.cancelled())
+        .serve_with_incoming_shutdown(
+            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
+            shutdown.cancelled(),
+        )
         .await;
     reaper.abort();
     if let Some(registration) = registration {
