@@ -167,16 +167,6 @@ impl Scheduler {
         Ok(statuses)
     }
 
-    /// (live, total capacity of live workers, actions in flight)
-    pub fn fleet(&self) -> (usize, usize, usize) {
-        let live = self.live_workers();
-        (
-            live.len(),
-            live.iter().map(|w| w.capacity).sum(),
-            live.iter().map(|w| w.busy()).sum(),
-        )
-    }
-
     /// The worker of `workspace` (placing it first if new), with a slot for one action.
     pub async fn acquire(&self, tenant: &str, workspace: &str) -> Result<Placed> {
         let started = Instant::now();
