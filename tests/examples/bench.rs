@@ -250,17 +250,44 @@ fn action_for(step: Step, site: &str, reply: Option<&ActReply>) -> Action {
     }
 }
 
-/// Proportional set size of every process whose command line names `needle`, in MiB.
+/// Proportional set size of the processes whose command line names `needle` and all their
+/// descendants (Chromium's renderers do not repeat the profile path), in MiB.
 fn pss_mib(needle: &str) -> f64 {
-    let mut kib = 0u64;
+    let mut parents = std::collections::HashMap::new();
+    let mut roots = std::collections::HashSet::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
             continue;
         };
-        if !String::from_utf8_lossy(&cmdline).contains(needle) {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
             continue;
+        };
+        let ppid = stat
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        parents.insert(pid, ppid.unwrap_or(0));
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(needle) {
+            roots.insert(pid);
         }
-        let Ok(rollup) = std::fs::read_to_string(entry.path().join("smaps_rollup")) else {
+    }
+    let in_tree = |mut pid: u32| loop {
+        if roots.contains(&pid) {
+            return true;
+        }
+        match parents.get(&pid) {
+            Some(&parent) if parent > 1 => pid = parent,
+            _ => return false,
+        }
+    };
+    let mut kib = 0u64;
+    for &pid in parents.keys().filter(|&&pid| in_tree(pid)) {
+        let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
             continue;
         };
         for line in rollup.lines() {
@@ -509,6 +536,86 @@ async fn main() {
     }
     let cold = stats(cold);
 
+    // Memory: one profile with one page, then with one and four more.
+    let memory_profile = dir
+        .path()
+        .join("inprocess-profiles")
+        .join("bench")
+        .join("memory");
+    let needle = memory_profile.display().to_string();
+    let mut pss = Vec::new();
+    for pages in [1usize, 2, 5] {
+        for page in 0..pages {
+            let session = Some(Session::new("bench", "memory", format!("p{page}")));
+            in_process
+                .open(OpenRequest {
+                    session: session.clone(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap();
+            in_process
+                .navigate(NavigateRequest {
+                    session,
+                    url: format!("{site}/page"),
+                    timeout_ms: 0,
+                })
+                .await
+                .unwrap();
+        }
+        pss.push((pages, pss_mib(&needle)));
+    }
+
+    // A relaunch: the browser killed, the next op brings it and its page back.
+    let relaunch_session = Some(Session::new("bench", "memory", "p0"));
+    let mut relaunch = Vec::new();
+    for _ in 0..3 {
+        if let Some(pid) = chromium_pid(&memory_profile.join("browser-profile")) {
+            std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status()
+                .unwrap();
+            while !process_ended(pid) {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+        let at = Instant::now();
+        in_process
+            .state(StateRequest {
+                session: relaunch_session.clone(),
+            })
+            .await
+            .unwrap();
+        relaunch.push(at.elapsed());
+    }
+    let relaunch = stats(relaunch);
+
+    // The frame store: writes of real-sized frames, each flushed as the controller does.
+    let store =
+        nanomuse_controller::store::SledStore::open(&dir.path().join("store-bench")).unwrap();
+    let shot = in_process
+        .screenshot(ScreenshotRequest {
+            session: relaunch_session.clone(),
+            quality: 70,
+        })
+        .await
+        .unwrap();
+    let frame_bytes = shot.jpeg.len();
+    let writes = 200;
+    let at = Instant::now();
+    for i in 0..writes {
+        use nanomuse_controller::store::Store;
+        let frame = Frame {
+            id: store.next_frame_id().unwrap().to_string(),
+            thread: format!("t{}", i % 8),
+            jpeg: shot.jpeg.clone(),
+            ..Default::default()
+        };
+        store.add_frame("bench", &frame).unwrap();
+        store.flush().await.unwrap();
+    }
+    let frame_writes = writes as f64 / at.elapsed().as_secs_f64();
+
     let peer = playwright(&options, &site);
     shutdown.cancel();
     serve.await.unwrap().unwrap();
@@ -590,6 +697,24 @@ async fn main() {
     writeln!(
         md,
         "- PSS of one live profile's Chromium with its pages after the scale run: {memory:.0} MiB"
+    )
+    .unwrap();
+    for (pages, mib) in &pss {
+        writeln!(
+            md,
+            "- PSS of a profile with {pages} page(s) on the small page: {mib:.0} MiB"
+        )
+        .unwrap();
+    }
+    writeln!(
+        md,
+        "- relaunch after a SIGKILL (next op until answered, page back at its URL): {:.0} ms median",
+        relaunch.median
+    )
+    .unwrap();
+    writeln!(
+        md,
+        "\n## Frame store\n\n- sled, {frame_bytes} B frames, flushed after each write: {frame_writes:.0} writes/s"
     )
     .unwrap();
     std::fs::write(&options.out, md).unwrap();
