@@ -67,21 +67,7 @@ pub async fn run(
         )
         .await;
 
-    let reaper = {
-        let pool = backend.pool.clone();
-        let shutdown = shutdown.clone();
-        let every =
-            (config.idle_timeout() / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(every);
-            loop {
-                tokio::select! {
-                    _ = shutdown.cancelled() => break,
-                    _ = tick.tick() => pool.close_idle().await,
-                }
-            }
-        })
-    };
+    let reaper = spawn_idle_reaper(&backend, shutdown.clone());
 
     let registration = (!config.controller.is_empty()).then(|| {
         let advertise = if config.advertise.is_empty() {
