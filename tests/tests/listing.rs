@@ -88,10 +88,7 @@ fn point(resolved: Resolved) -> (f64, f64, String) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn lists_the_visible_interactive_elements_in_reading_order() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     open_at(b, "p", format!("http://{site}/listing")).await;
 
@@ -150,10 +147,7 @@ async fn lists_the_visible_interactive_elements_in_reading_order() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn resolves_numbers_to_points_and_refuses_what_is_gone() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     open_at(b, "p", format!("http://{site}/listing")).await;
     let (listing, _) = list(b, "p", "l1", 50).await;
@@ -220,10 +214,7 @@ async fn resolves_numbers_to_points_and_refuses_what_is_gone() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn scrolls_an_element_below_the_fold_into_view() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     open_at(b, "p", format!("http://{site}/listing")).await;
 
@@ -272,10 +263,7 @@ async fn scrolls_an_element_below_the_fold_into_view() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn reaches_into_shadow_roots_frames_and_styled_checkboxes() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     open_at(b, "p", format!("http://{site}/listing-nested")).await;
 
@@ -310,10 +298,7 @@ async fn reaches_into_shadow_roots_frames_and_styled_checkboxes() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn lists_a_page_of_two_thousand_buttons_within_max() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     open_at(b, "p", format!("http://{site}/listing-many")).await;
 

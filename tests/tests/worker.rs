@@ -65,10 +65,7 @@ async fn state(backend: &GrpcBackend, page: &str) -> StateReply {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_op_works_over_grpc_on_a_desktop_page() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, dir, worker) = site_and_worker().await;
     let b = &worker.backend;
 
     let opened = b.open(open_request("p1", false)).await.unwrap();
@@ -181,10 +178,7 @@ async fn every_op_works_over_grpc_on_a_desktop_page() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn mobile_profile_taps_by_touch_and_screenshots_in_css_px() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     b.open(open_request("m", true)).await.unwrap();
     navigate(b, "m", format!("http://{site}/page")).await;
@@ -223,10 +217,7 @@ async fn mobile_profile_taps_by_touch_and_screenshots_in_css_px() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn profile_switch_changes_user_agent_and_viewport_as_the_page_sees_them() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     b.open(open_request("p", false)).await.unwrap();
     navigate(b, "p", format!("http://{site}/page")).await;
@@ -290,10 +281,7 @@ async fn profile_switch_changes_user_agent_and_viewport_as_the_page_sees_them() 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn typing_updates_react_and_vue_state() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     b.open(open_request("f", false)).await.unwrap();
     for fixture in ["react.html", "vue.html"] {
@@ -325,10 +313,7 @@ async fn typing_updates_react_and_vue_state() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn persistent_cookie_survives_a_worker_restart_and_a_session_cookie_does_not() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, dir, worker) = site_and_worker().await;
     worker.backend.open(open_request("c", false)).await.unwrap();
     navigate(&worker.backend, "c", format!("http://{site}/set-cookies")).await;
     assert_eq!(
@@ -347,10 +332,7 @@ async fn persistent_cookie_survives_a_worker_restart_and_a_session_cookie_does_n
 
 #[tokio::test(flavor = "multi_thread")]
 async fn fetch_carries_the_login_session_and_stores_cookies_it_sets() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     b.open(open_request("l", false)).await.unwrap();
     navigate(b, "l", format!("http://{site}/login")).await;
@@ -462,10 +444,7 @@ async fn fetch_refuses_a_body_over_the_cap() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_killed_chromium_is_relaunched_by_the_next_op_with_its_cookies() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     b.open(open_request("k", false)).await.unwrap();
     navigate(b, "k", format!("http://{site}/set-cookies")).await;
@@ -494,10 +473,7 @@ async fn a_killed_chromium_is_relaunched_by_the_next_op_with_its_cookies() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn new_windows_open_in_the_same_page() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     b.open(open_request("w", false)).await.unwrap();
     navigate(b, "w", format!("http://{site}/popups")).await;
@@ -514,10 +490,7 @@ async fn new_windows_open_in_the_same_page() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_download_lands_in_the_workspace_downloads_folder() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     b.open(open_request("d", false)).await.unwrap();
     navigate(b, "d", format!("http://{site}/page")).await;
@@ -539,10 +512,7 @@ async fn a_download_lands_in_the_workspace_downloads_folder() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_gets_a_clear_error_and_changes_nothing() {
-    logs();
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let worker = Worker::start(test_config(dir.path())).await;
+    let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
 
     let error = b

@@ -261,6 +261,15 @@ async fn fixture(UrlPath(path): UrlPath<String>) -> Response {
     }
 }
 
+/// The test site and a worker on a fresh profiles folder (kept alive by the returned dir).
+pub async fn site_and_worker() -> (SocketAddr, tempfile::TempDir, Worker) {
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let worker = Worker::start(test_config(dir.path())).await;
+    (site, dir, worker)
+}
+
 /// A worker served on its own socket, stopped cleanly by [`Worker::stop`].
 pub struct Worker {
     pub name: String,
