@@ -11,8 +11,10 @@ use crate::actions::{self, Ctx, PendingFrame};
 use crate::config::Config;
 use crate::error::{ControllerError, Result};
 use crate::frames::FrameHub;
-use crate::scheduler::Scheduler;
+use crate::holds::Holds;
+use crate::scheduler::{Placed, Scheduler};
 use crate::store::{ProfileSetting, Store, ThreadRecord};
+use nanomuse_proto::act_request::Action;
 
 type ThreadKey = (String, String);
 
@@ -21,6 +23,7 @@ pub struct Controller {
     store: Arc<dyn Store>,
     pub scheduler: Arc<Scheduler>,
     frames: Arc<FrameHub>,
+    pub holds: Holds,
     /// Work that outlives a reply (frame captures), waited for on shutdown.
     background: tokio_util::task::TaskTracker,
     /// One lock per thread: a thread's actions run in order, threads run concurrently.
@@ -33,21 +36,23 @@ pub fn check_id(what: &str, value: &str) -> Result<()> {
 }
 
 impl Controller {
-    pub fn new(config: Arc<Config>, store: Arc<dyn Store>) -> Self {
+    pub fn new(config: Arc<Config>, store: Arc<dyn Store>) -> Result<Self> {
+        let holds = Holds::load(store.clone(), config.hold_timeout())?;
         let scheduler = Arc::new(Scheduler::new(
             store.clone(),
             config.heartbeat_timeout(),
             config.queue_deadline(),
             config.controller.queue_limit,
         ));
-        Self {
+        Ok(Self {
             frames: Arc::new(FrameHub::new(store.clone())),
+            holds,
             config,
             store,
             scheduler,
             thread_locks: Mutex::default(),
             background: tokio_util::task::TaskTracker::new(),
-        }
+        })
     }
 
     /// Waits for the frame captures still under way (on shutdown).
@@ -58,6 +63,41 @@ impl Controller {
 
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
+    }
+
+    pub fn frames(&self) -> &FrameHub {
+        &self.frames
+    }
+
+    /// What an op on `record`'s page works with, on the worker `placed` holds a slot of.
+    pub(crate) fn ctx<'a>(
+        &'a self,
+        tenant: &'a str,
+        thread: &'a str,
+        record: ThreadRecord,
+        placed: &Placed,
+    ) -> Ctx<'a> {
+        Ctx {
+            backend: placed.worker.backend.clone(),
+            backend_name: format!("worker:{}", placed.worker.name),
+            store: self.store.as_ref(),
+            frames: &self.frames,
+            tenant,
+            thread,
+            record,
+            settle_ms: self.config.controller.settle_ms as u32,
+            pending_frame: None,
+        }
+    }
+
+    /// A thread that exists already (the card's API never creates one).
+    pub fn known_thread(&self, tenant: &str, thread: &str) -> Result<ThreadRecord> {
+        check_id("thread", thread)?;
+        self.store.thread(tenant, thread)?.ok_or_else(|| {
+            ControllerError::NotFound(format!(
+                "there is no thread {thread:?}: a thread starts with its first browser action"
+            ))
+        })
     }
 
     fn thread_lock(&self, key: &ThreadKey) -> Arc<tokio::sync::Mutex<()>> {
@@ -117,6 +157,10 @@ impl Controller {
         let record = self
             .thread(tenant, &request.thread, &request.workspace)
             .await?;
+        if let Action::HandOver(hand_over) = &action {
+            return actions::hand_over::run(&self.holds, tenant, &request.thread, hand_over).await;
+        }
+        let waited = self.holds.wait_released(tenant, &request.thread).await?;
         if record.backend == "device" {
             return Err(ControllerError::Unavailable(
                 "this thread uses the phone's browser, and no phone with a browser is connected"
@@ -124,18 +168,11 @@ impl Controller {
             ));
         }
         let placed = self.scheduler.acquire(tenant, &record.workspace).await?;
-        let mut ctx = Ctx {
-            backend: placed.worker.backend.clone(),
-            backend_name: format!("worker:{}", placed.worker.name),
-            store: self.store.as_ref(),
-            frames: &self.frames,
-            tenant,
-            thread: &request.thread,
-            record,
-            settle_ms: self.config.controller.settle_ms as u32,
-            pending_frame: None,
-        };
-        let reply = actions::run(&mut ctx, action).await;
+        let mut ctx = self.ctx(tenant, &request.thread, record, &placed);
+        let mut reply = actions::run(&mut ctx, action).await;
+        if let (Some(waited), Ok(reply)) = (&waited, &mut reply) {
+            reply.text = format!("{}\n{}", waited.told(self.holds.timeout()), reply.text);
+        }
         if let Some(pending) = ctx.pending_frame.take() {
             let session = ctx.session();
             let backend = ctx.backend.clone();
@@ -163,7 +200,7 @@ impl Controller {
         check_id("thread", thread)?;
         let lookup = || -> Result<Option<Frame>> {
             Ok(if frame_id.is_empty() {
-                self.store.frames(tenant, thread)?.pop()
+                self.store.latest_frame(tenant, thread)?
             } else {
                 self.store.frame(tenant, thread, frame_id)?
             })

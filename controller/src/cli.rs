@@ -104,7 +104,7 @@ pub enum ActionCommand {
     Profile(ProfileArgs),
     /// Close the page; the profile and its cookies stay.
     Close,
-    /// Hand the page to the user (sign in, solve a CAPTCHA, …) and wait for Done.
+    /// Hand the page to the user (sign in, solve a CAPTCHA, …); the next action waits for Done.
     #[command(alias = "hand_over")]
     HandOver {
         #[arg(allow_hyphen_values = true)]

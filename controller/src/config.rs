@@ -50,6 +50,8 @@ pub struct ControllerSection {
     pub queue_limit: usize,
     /// How long an action waits for the page to settle after it acted.
     pub settle_ms: u64,
+    /// How long an agent action waits for the user to press Done on a hold.
+    pub hold_timeout_ms: u64,
     /// token → tenant. Empty: every call is the tenant "local" (the embedded single-user mode).
     pub tokens: HashMap<String, String>,
 }
@@ -63,6 +65,7 @@ impl Default for ControllerSection {
             queue_deadline_ms: 10_000,
             queue_limit: 256,
             settle_ms: 5_000,
+            hold_timeout_ms: 600_000,
             tokens: HashMap::new(),
         }
     }
@@ -134,6 +137,7 @@ impl Config {
             ("controller.heartbeat_timeout_ms", c.heartbeat_timeout_ms),
             ("controller.heartbeat_interval_ms", c.heartbeat_interval_ms),
             ("controller.queue_deadline_ms", c.queue_deadline_ms),
+            ("controller.hold_timeout_ms", c.hold_timeout_ms),
         ] {
             if value == 0 {
                 return Err(format!("{name} must be above 0"));
@@ -163,6 +167,10 @@ impl Config {
 
     pub fn settle(&self) -> Duration {
         Duration::from_millis(self.controller.settle_ms)
+    }
+
+    pub fn hold_timeout(&self) -> Duration {
+        Duration::from_millis(self.controller.hold_timeout_ms)
     }
 }
 

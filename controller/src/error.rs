@@ -1,4 +1,5 @@
-//! The controller's one error type, and its mapping to `tonic::Status` in one place.
+//! The controller's one error type, and its mappings to `tonic::Status` and to HTTP status
+//! codes, in one place.
 
 use nanomuse_proto::BackendError;
 
@@ -21,6 +22,10 @@ pub enum ControllerError {
     Unavailable(String),
     #[error("{0}")]
     Unimplemented(String),
+    /// The request is well-formed but the state does not allow it (Done on a closed hold,
+    /// input on a page nobody took over).
+    #[error("{0}")]
+    Conflict(String),
     /// The browser said no; its message is for the model as it is.
     #[error("{0}")]
     Backend(#[from] BackendError),
@@ -45,10 +50,37 @@ impl From<ControllerError> for tonic::Status {
             ControllerError::ResourceExhausted(_) => Code::ResourceExhausted,
             ControllerError::Unavailable(_) => Code::Unavailable,
             ControllerError::Unimplemented(_) => Code::Unimplemented,
+            ControllerError::Conflict(_) => Code::FailedPrecondition,
             ControllerError::Backend(backend) => return tonic::Status::from(backend.clone()),
             ControllerError::Store(_) => Code::Internal,
         };
         tonic::Status::new(code, error.to_string())
+    }
+}
+
+impl ControllerError {
+    /// The HTTP status of the error for the card's API.
+    pub fn http_status(&self) -> axum::http::StatusCode {
+        use axum::http::StatusCode as S;
+        match self {
+            ControllerError::InvalidArgument(_) => S::BAD_REQUEST,
+            ControllerError::NotFound(_) => S::NOT_FOUND,
+            ControllerError::StaleListing(_) | ControllerError::Conflict(_) => S::CONFLICT,
+            ControllerError::Unauthenticated(_) => S::UNAUTHORIZED,
+            ControllerError::ResourceExhausted(_) => S::TOO_MANY_REQUESTS,
+            ControllerError::Unavailable(_) => S::SERVICE_UNAVAILABLE,
+            ControllerError::Unimplemented(_) => S::NOT_IMPLEMENTED,
+            ControllerError::Backend(backend) => match backend {
+                BackendError::InvalidArgument(_) => S::BAD_REQUEST,
+                BackendError::NotFound(_) => S::NOT_FOUND,
+                BackendError::Timeout(_) => S::GATEWAY_TIMEOUT,
+                BackendError::Unavailable(_) => S::SERVICE_UNAVAILABLE,
+                BackendError::ResourceExhausted(_) => S::TOO_MANY_REQUESTS,
+                BackendError::FailedPrecondition(_) => S::CONFLICT,
+                BackendError::Internal(_) => S::BAD_GATEWAY,
+            },
+            ControllerError::Store(_) => S::INTERNAL_SERVER_ERROR,
+        }
     }
 }
 

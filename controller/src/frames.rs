@@ -18,6 +18,16 @@ pub struct FrameHub {
     watchers: Watchers,
 }
 
+/// How a reply names a frame.
+pub fn reference(frame: &Frame) -> FrameRef {
+    FrameRef {
+        id: frame.id.clone(),
+        caption: frame.caption.clone(),
+        width: frame.width,
+        height: frame.height,
+    }
+}
+
 /// What a frame shows besides its picture.
 pub struct FrameMeta<'a> {
     pub caption: String,
@@ -35,10 +45,11 @@ impl FrameHub {
 
     /// A number for a frame about to be made.
     pub fn reserve_id(&self) -> Result<String> {
-        Ok(self.store.next_frame_id()?.to_string())
+        Ok(self.store.next_id()?.to_string())
     }
 
     /// Stores frame `id` of `thread`, durably, then pushes it to the thread's watchers.
+    /// Returns the frame without its picture.
     pub async fn publish(
         &self,
         tenant: &str,
@@ -46,7 +57,7 @@ impl FrameHub {
         id: String,
         shot: ScreenshotReply,
         meta: FrameMeta<'_>,
-    ) -> Result<FrameRef> {
+    ) -> Result<Frame> {
         let frame = Frame {
             id,
             thread: thread.to_string(),
@@ -62,11 +73,9 @@ impl FrameHub {
         };
         self.store.add_frame(tenant, &frame)?;
         self.store.flush().await?;
-        let reference = FrameRef {
-            id: frame.id.clone(),
-            caption: frame.caption.clone(),
-            width: frame.width,
-            height: frame.height,
+        let stored = Frame {
+            jpeg: Vec::new(),
+            ..frame.clone()
         };
         let key = (tenant.to_string(), thread.to_string());
         let mut watchers = self.watchers.lock().unwrap();
@@ -76,7 +85,7 @@ impl FrameHub {
             // Nobody watches any more.
             watchers.remove(&key);
         }
-        Ok(reference)
+        Ok(stored)
     }
 
     /// Frames of `thread` from now on.

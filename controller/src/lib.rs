@@ -1,17 +1,23 @@
 //! The controller: the browser tool's actions written once over the 14 backend ops, threads,
-//! listings, frames and placements in sled, the worker registry and scheduler, and the CLI.
+//! listings, frames, holds and placements in sled, the worker registry and scheduler, the HTTP
+//! API with the browser card, and the CLI.
 
+#[macro_use]
 pub mod actions;
 pub mod app;
 pub mod cli;
 pub mod config;
 pub mod error;
 pub mod frames;
+pub mod holds;
+pub mod http;
 pub mod listing;
 pub mod scheduler;
 pub mod serve;
 pub mod service;
 pub mod store;
+pub mod takeover;
+pub mod tenants;
 
 use std::sync::Arc;
 
@@ -25,8 +31,10 @@ pub use config::Config;
 
 use crate::service::{BrowserToolService, WorkerRegistryService};
 use crate::store::{SledStore, Store};
+use crate::tenants::Tenants;
+use axum::serve::ListenerExt as _;
 
-/// Serves the controller on `listener` until `shutdown` is cancelled; then stops taking calls,
+/// Serves the controller (gRPC and HTTP on one port) on `listener` until `shutdown` is cancelled; then stops taking calls,
 /// lets the ones in flight finish and flushes the store.
 pub async fn run(
     config: Config,
@@ -57,7 +65,7 @@ pub async fn run_with_local(
             .map_err(|e| anyhow::anyhow!("opening the store: {e}"))?,
     );
     let config = Arc::new(config);
-    let controller = Arc::new(Controller::new(config.clone(), store.clone()));
+    let controller = Arc::new(Controller::new(config.clone(), store.clone())?);
     if let Some(local) = local {
         controller
             .scheduler
@@ -75,17 +83,19 @@ pub async fn run_with_local(
             .set_service_status(service, tonic_health::ServingStatus::Serving)
             .await;
     }
-    let tool = BrowserToolService::new(
-        controller.clone(),
-        config.controller.tokens.clone(),
-        shutdown.clone(),
-    );
+    let tenants = Arc::new(Tenants::new(config.controller.tokens.clone()));
+    let tool = BrowserToolService::new(controller.clone(), tenants.clone(), shutdown.clone());
     let registry = WorkerRegistryService::new(
         controller.clone(),
         config.controller.heartbeat_interval_ms as u32,
     );
-    tracing::info!(%address, "controller serving");
-    let served = tonic::transport::Server::builder()
+    let api = http::router(Arc::new(http::HttpState {
+        controller: controller.clone(),
+        tenants,
+        shutdown: shutdown.clone(),
+    }));
+    // One port: gRPC's routes are its services' paths, everything else is HTTP.
+    let app = tonic::service::Routes::from(api)
         .add_service(health_service)
         .add_service(
             BrowserToolServer::new(tool)
@@ -93,10 +103,15 @@ pub async fn run_with_local(
                 .max_decoding_message_size(64 * 1024 * 1024),
         )
         .add_service(WorkerRegistryServer::new(registry))
-        .serve_with_incoming_shutdown(
-            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
-            shutdown.cancelled(),
-        )
+        .into_axum_router()
+        .fallback(http::not_found);
+    tracing::info!(%address, "controller serving gRPC and HTTP");
+    let listener = listener.tap_io(|stream| {
+        // Small request/response exchanges: Nagle's delay would add up to 40 ms to each.
+        let _ = stream.set_nodelay(true);
+    });
+    let served = axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown.clone().cancelled_owned())
         .await;
     controller.drain().await;
     drop(controller);

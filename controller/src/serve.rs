@@ -35,7 +35,9 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
         let mut out = std::io::stdout();
         let _ = writeln!(
             out,
-            "nanomuse-browser serving\n  gRPC (BrowserTool): http://{address}\n  data:               {}\n\
+            "nanomuse-browser serving\n  gRPC (BrowserTool): http://{address}\n  \
+             browser card:       http://{address}/browser/<thread>\n  \
+             data:               {}\n\
              try: nanomuse-browser navigate https://example.com/",
             options.data.display()
         );

@@ -1,7 +1,6 @@
 //! The gRPC adapters: `BrowserTool` for agents and `WorkerRegistry` for workers. They find the
 //! caller's tenant and hand over to [`Controller`]; nothing else lives here.
 
-use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -14,14 +13,11 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
 use crate::app::Controller;
-use crate::error::ControllerError;
-
-/// The tenant of the embedded single-user mode, where no tokens are configured.
-pub const LOCAL_TENANT: &str = "local";
+use crate::tenants::{Tenants, bearer};
 
 pub struct BrowserToolService {
     controller: Arc<Controller>,
-    tokens: HashMap<String, String>,
+    tenants: Arc<Tenants>,
     /// Ends the frame streams on shutdown; they would otherwise hold the server open.
     shutdown: CancellationToken,
 }
@@ -29,34 +25,20 @@ pub struct BrowserToolService {
 impl BrowserToolService {
     pub fn new(
         controller: Arc<Controller>,
-        tokens: HashMap<String, String>,
+        tenants: Arc<Tenants>,
         shutdown: CancellationToken,
     ) -> Self {
         Self {
             controller,
-            tokens,
+            tenants,
             shutdown,
         }
     }
 
     fn tenant<T>(&self, request: &Request<T>) -> Result<String, Status> {
-        if self.tokens.is_empty() {
-            return Ok(LOCAL_TENANT.to_string());
-        }
-        let token = request
-            .metadata()
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .ok_or_else(|| {
-                Status::from(ControllerError::Unauthenticated(
-                    "this call needs `authorization: Bearer <token>`".into(),
-                ))
-            })?;
-        self.tokens
-            .get(token)
-            .cloned()
-            .ok_or_else(|| ControllerError::Unauthenticated("the token is not known".into()).into())
+        let header = request.metadata().get("authorization");
+        let token = bearer(header.and_then(|v| v.to_str().ok()));
+        Ok(self.tenants.tenant(token)?)
     }
 }
 

@@ -1,5 +1,5 @@
 //! The controller's durable state behind a small trait: threads, the last listing of each
-//! thread, frames (the last dozen per thread) and workspace → worker placements. The sled
+//! thread, frames (the last dozen per thread), holds and workspace → worker placements. The sled
 //! implementation flushes before a write is acknowledged, so a killed controller loses nothing
 //! it said was done. Every key starts with the tenant, so one tenant's lookups never reach
 //! another's records.
@@ -11,6 +11,7 @@ use prost::Message;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ControllerError, Result};
+use crate::holds::Hold;
 use crate::listing::Listing;
 
 /// How many frames a thread keeps; older ones are deleted.
@@ -70,16 +71,23 @@ pub struct ThreadRecord {
 pub trait Store: Send + Sync + 'static {
     fn thread(&self, tenant: &str, thread: &str) -> Result<Option<ThreadRecord>>;
     fn put_thread(&self, tenant: &str, thread: &str, record: &ThreadRecord) -> Result<()>;
+    /// The tenant's threads, by name.
+    fn threads(&self, tenant: &str) -> Result<Vec<(String, ThreadRecord)>>;
     fn listing(&self, tenant: &str, thread: &str) -> Result<Option<Listing>>;
     fn put_listing(&self, tenant: &str, thread: &str, listing: Option<&Listing>) -> Result<()>;
-    /// A new, ever-increasing frame number.
-    fn next_frame_id(&self) -> Result<u64>;
-    /// Stores a frame (its `id` is a number from [`Store::next_frame_id`]) and drops the
+    /// A new, ever-increasing number (frame and hold ids).
+    fn next_id(&self) -> Result<u64>;
+    /// Stores a frame (its `id` is a number from [`Store::next_id`]) and drops the
     /// thread's frames beyond the newest [`FRAMES_KEPT`].
     fn add_frame(&self, tenant: &str, frame: &Frame) -> Result<()>;
     /// The thread's frames, oldest first.
     fn frames(&self, tenant: &str, thread: &str) -> Result<Vec<Frame>>;
     fn frame(&self, tenant: &str, thread: &str, id: &str) -> Result<Option<Frame>>;
+    fn latest_frame(&self, tenant: &str, thread: &str) -> Result<Option<Frame>>;
+    fn put_hold(&self, tenant: &str, hold: &Hold) -> Result<()>;
+    fn hold(&self, tenant: &str, id: &str) -> Result<Option<Hold>>;
+    /// The holds still open, of every tenant (loaded at start).
+    fn open_holds(&self) -> Result<Vec<(String, Hold)>>;
     fn placement(&self, tenant: &str, workspace: &str) -> Result<Option<String>>;
     fn put_placement(&self, tenant: &str, workspace: &str, worker: &str) -> Result<()>;
     /// How many workspaces each worker holds.
@@ -93,6 +101,7 @@ pub struct SledStore {
     threads: sled::Tree,
     listings: sled::Tree,
     frames: sled::Tree,
+    holds: sled::Tree,
     placements: sled::Tree,
 }
 
@@ -104,6 +113,10 @@ fn frame_key(tenant: &str, thread: &str, id: u64) -> Vec<u8> {
     let mut key = key(&[tenant, thread, ""]);
     key.extend_from_slice(&id.to_be_bytes());
     key
+}
+
+fn decode_frame(bytes: &[u8]) -> Result<Frame> {
+    Frame::decode(bytes).map_err(|e| ControllerError::Store(format!("corrupt frame: {e}")))
 }
 
 fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T> {
@@ -131,6 +144,7 @@ impl SledStore {
             threads: db.open_tree("threads")?,
             listings: db.open_tree("listings")?,
             frames: db.open_tree("frames")?,
+            holds: db.open_tree("holds")?,
             placements: db.open_tree("placements")?,
             db,
         })
@@ -152,6 +166,20 @@ impl Store for SledStore {
         Ok(())
     }
 
+    fn threads(&self, tenant: &str) -> Result<Vec<(String, ThreadRecord)>> {
+        let prefix = key(&[tenant, ""]);
+        self.threads
+            .scan_prefix(&prefix)
+            .map(|entry| {
+                let (name, record) = entry?;
+                Ok((
+                    String::from_utf8_lossy(&name[prefix.len()..]).into_owned(),
+                    decode(&record)?,
+                ))
+            })
+            .collect()
+    }
+
     fn listing(&self, tenant: &str, thread: &str) -> Result<Option<Listing>> {
         self.listings
             .get(key(&[tenant, thread]))?
@@ -169,7 +197,7 @@ impl Store for SledStore {
         Ok(())
     }
 
-    fn next_frame_id(&self) -> Result<u64> {
+    fn next_id(&self) -> Result<u64> {
         Ok(self.db.generate_id()?)
     }
 
@@ -195,10 +223,7 @@ impl Store for SledStore {
         self.frames
             .scan_prefix(key(&[tenant, thread, ""]))
             .values()
-            .map(|bytes| {
-                Frame::decode(&*bytes?)
-                    .map_err(|e| ControllerError::Store(format!("corrupt frame: {e}")))
-            })
+            .map(|bytes| decode_frame(&bytes?))
             .collect()
     }
 
@@ -208,11 +233,42 @@ impl Store for SledStore {
         };
         self.frames
             .get(frame_key(tenant, thread, id))?
-            .map(|bytes| {
-                Frame::decode(&*bytes)
-                    .map_err(|e| ControllerError::Store(format!("corrupt frame: {e}")))
-            })
+            .map(|bytes| decode_frame(&bytes))
             .transpose()
+    }
+
+    fn latest_frame(&self, tenant: &str, thread: &str) -> Result<Option<Frame>> {
+        self.frames
+            .scan_prefix(key(&[tenant, thread, ""]))
+            .values()
+            .next_back()
+            .map(|bytes| decode_frame(&bytes?))
+            .transpose()
+    }
+
+    fn put_hold(&self, tenant: &str, hold: &Hold) -> Result<()> {
+        self.holds.insert(key(&[tenant, &hold.id]), encode(hold))?;
+        Ok(())
+    }
+
+    fn hold(&self, tenant: &str, id: &str) -> Result<Option<Hold>> {
+        self.holds
+            .get(key(&[tenant, id]))?
+            .map(|bytes| decode(&bytes))
+            .transpose()
+    }
+
+    fn open_holds(&self) -> Result<Vec<(String, Hold)>> {
+        let mut open = Vec::new();
+        for entry in self.holds.iter() {
+            let (key, value) = entry?;
+            let hold: Hold = decode(&value)?;
+            if hold.is_open() {
+                let tenant = key.split(|&b| b == 0).next().unwrap_or_default();
+                open.push((String::from_utf8_lossy(tenant).into_owned(), hold));
+            }
+        }
+        Ok(open)
     }
 
     fn placement(&self, tenant: &str, workspace: &str) -> Result<Option<String>> {
@@ -255,7 +311,7 @@ mod tests {
 
     fn frame(store: &SledStore, thread: &str, caption: &str) -> Frame {
         Frame {
-            id: store.next_frame_id().unwrap().to_string(),
+            id: store.next_id().unwrap().to_string(),
             thread: thread.into(),
             caption: caption.into(),
             jpeg: vec![0xFF, 0xD8],

@@ -606,7 +606,7 @@ async fn main() {
     for i in 0..writes {
         use nanomuse_controller::store::Store;
         let frame = Frame {
-            id: store.next_frame_id().unwrap().to_string(),
+            id: store.next_id().unwrap().to_string(),
             thread: format!("t{}", i % 8),
             jpeg: shot.jpeg.clone(),
             ..Default::default()

@@ -22,6 +22,7 @@ mod click;
 mod close;
 mod extract;
 mod fetch;
+pub mod hand_over;
 mod key;
 mod navigate;
 mod profile;
@@ -86,11 +87,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: Action) -> Result<ActReply> {
         Action::Profile(a) => profile::run(ctx, a).await,
         Action::Close(_) => close::run(ctx).await,
         Action::State(_) => state::run(ctx).await,
-        Action::HandOver(_) => Err(ControllerError::Unimplemented(
-            "hand_over is not available yet: holds and the take-over card arrive in a later \
-             release"
-                .into(),
-        )),
+        Action::HandOver(_) => unreachable!("hand_over needs no backend; Controller::act runs it"),
     }?;
     reply.backend = ctx.backend_name.clone();
     Ok(reply)
@@ -105,7 +102,7 @@ fn new_listing_id() -> String {
     format!("{nanos:x}-{:x}", COUNTER.fetch_add(1, Ordering::Relaxed))
 }
 
-fn is_not_open(error: &BackendError) -> bool {
+pub(crate) fn is_not_open(error: &BackendError) -> bool {
     matches!(error, BackendError::NotFound(message) if message.contains("is not open"))
 }
 
@@ -143,7 +140,7 @@ impl Ctx<'_> {
     }
 
     /// Opens the thread's page with its profile (a no-op re-profile when it is open).
-    async fn open(&self) -> std::result::Result<(), BackendError> {
+    pub(crate) async fn open(&self) -> std::result::Result<(), BackendError> {
         let profile = &self.record.profile;
         self.backend
             .open(OpenRequest {
@@ -172,7 +169,7 @@ impl Ctx<'_> {
     }
 
     /// Lets the page finish what the action started, within the configured bound.
-    async fn settle(&self, timeout_ms: u32) -> Result<bool> {
+    pub(crate) async fn settle(&self, timeout_ms: u32) -> Result<bool> {
         let reply = on_page!(self, {
             self.backend
                 .settle(SettleRequest {
@@ -250,7 +247,7 @@ impl Ctx<'_> {
                 },
             )
             .await?;
-        Ok((listing, frame))
+        Ok((listing, crate::frames::reference(&frame)))
     }
 
     /// The reply of a page-changing action: a first line, then the listing.

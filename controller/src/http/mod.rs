@@ -1,0 +1,152 @@
+//! The HTTP side of the controller, on the same port as its gRPC: the JSON API of holds, the
+//! take-over and the user's input (`/api/...`), the frames as JPEG and as a Server-Sent Events
+//! stream, and the browser card page (`/browser/{thread}`). Errors are JSON `{"error": "…"}`
+//! with the status from [`ControllerError::http_status`].
+
+mod card;
+mod frames;
+mod holds;
+mod input;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::app::Controller;
+use crate::error::ControllerError;
+use crate::tenants::{Tenants, bearer};
+
+pub struct HttpState {
+    pub controller: Arc<Controller>,
+    pub tenants: Arc<Tenants>,
+    /// Ends the event streams on shutdown; they would otherwise hold the server open.
+    pub shutdown: CancellationToken,
+}
+
+use axum::extract::State;
+type Http = State<Arc<HttpState>>;
+
+/// The HTTP routes; the caller adds the gRPC services and [`not_found`].
+/// The HTTP routes; the caller adds the gRPC services and [`not_found`].
+pub fn router(state: Arc<HttpState>) -> Router {
+    Router::new()
+        .route("/browser/{thread}", get(card::page))
+        .route("/api/state", get(holds::state))
+        .route("/api/holds", post(holds::open))
+        .route("/api/holds/{id}/done", post(holds::done))
+        .route("/api/browser/{thread}/control", post(holds::control))
+        .route("/api/browser/{thread}/tap", post(input::tap))
+        .route("/api/browser/{thread}/type", post(input::type_text))
+        .route("/api/browser/{thread}/key", post(input::key))
+        .route("/api/browser/{thread}/open", post(input::open))
+        .route("/api/browser/{thread}/back", post(input::back))
+        .route("/api/browser/{thread}/scroll", post(input::scroll))
+        .route("/api/browser/{thread}/frame", get(frames::latest))
+        .route("/api/browser/{thread}/frames/{id}", get(frames::by_id))
+        .route("/api/browser/{thread}/live", get(frames::live))
+        .route("/api/browser/{thread}/events", get(frames::events))
+        .with_state(state)
+}
+
+/// The answer to a path that is neither an API route, the card nor a gRPC method.
+pub async fn not_found() -> ControllerError {
+    ControllerError::NotFound(
+        "no such route: the API is under /api/ and the card under /browser/{thread}".into(),
+    )
+}
+
+impl IntoResponse for ControllerError {
+    fn into_response(self) -> Response {
+        if matches!(self, ControllerError::Store(_)) {
+            tracing::error!(error = %self, "HTTP request failed");
+        }
+        (
+            self.http_status(),
+            axum::Json(json!({"error": self.to_string()})),
+        )
+            .into_response()
+    }
+}
+
+type ApiResult<T> = Result<T, ControllerError>;
+
+/// The caller's tenant, from `authorization: Bearer` or, for what a browser page cannot give
+/// headers to (an `<img>`, an `EventSource`), a `token` query parameter.
+pub struct Caller(pub String);
+
+impl FromRequestParts<Arc<HttpState>> for Caller {
+    type Rejection = ControllerError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<HttpState>,
+    ) -> Result<Self, Self::Rejection> {
+        let header = parts
+            .headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        let query = parts.uri.query().unwrap_or_default();
+        let from_query = url::form_urlencoded::parse(query.as_bytes())
+            .find(|(name, _)| name == "token")
+            .map(|(_, value)| value.into_owned());
+        let token = bearer(header).or(from_query.as_deref());
+        Ok(Caller(state.tenants.tenant(token)?))
+    }
+}
+
+/// A JSON body; a malformed one is a 400 that says what is wrong, in JSON like every error.
+pub struct Body<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
+    type Rejection = ControllerError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let axum::Json(value) = axum::Json::<T>::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                ControllerError::InvalidArgument(format!(
+                    "the request body is not the JSON this call takes: {}",
+                    rejection.body_text()
+                ))
+            })?;
+        Ok(Body(value))
+    }
+}
+
+/// A frame as the API describes it; its picture is at `jpeg`.
+#[derive(Debug, Serialize)]
+pub struct FrameView {
+    pub id: String,
+    pub thread: String,
+    pub caption: String,
+    pub url: String,
+    pub title: String,
+    pub width: u32,
+    pub height: u32,
+    pub created_ms: i64,
+    pub jpeg: String,
+}
+
+impl From<&nanomuse_proto::Frame> for FrameView {
+    fn from(frame: &nanomuse_proto::Frame) -> Self {
+        Self {
+            id: frame.id.clone(),
+            thread: frame.thread.clone(),
+            caption: frame.caption.clone(),
+            url: frame.url.clone(),
+            title: frame.title.clone(),
+            width: frame.width,
+            height: frame.height,
+            created_ms: frame.created_ms,
+            jpeg: format!("/api/browser/{}/frames/{}", frame.thread, frame.id),
+        }
+    }
+}

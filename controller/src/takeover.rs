@@ -1,0 +1,245 @@
+//! The user's own input on a page they hold: taps on the picture, typing into the focused
+//! field, keys, opening a URL, back and scroll. It does not take the thread's lock (the agent's
+//! action waiting for the hold has it), and each input is answered with a fresh frame.
+
+use nanomuse_proto::*;
+
+use crate::app::Controller;
+use crate::error::{ControllerError, Result};
+use crate::frames::FrameMeta;
+
+/// The longest text one input types.
+const TEXT_MAX: usize = 10_000;
+
+/// How long the page may take to settle after the user's input before its picture is taken.
+const INPUT_SETTLE_MS: u32 = 3_000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum UserInput {
+    /// A tap at (x, y) in CSS px of the frame (the viewport).
+    Tap {
+        x: f64,
+        y: f64,
+    },
+    /// Text typed into the focused field.
+    Type {
+        text: String,
+    },
+    Key {
+        key: String,
+    },
+    Open {
+        url: String,
+    },
+    Back,
+    Scroll {
+        dy: f64,
+    },
+}
+
+impl UserInput {
+    /// Refuses what cannot be carried out on a `width`×`height` viewport, before anything runs.
+    fn check(&self, (width, height): (u32, u32)) -> Result<()> {
+        let bad = |message: String| Err(ControllerError::InvalidArgument(message));
+        match self {
+            UserInput::Tap { x, y } => {
+                let inside = |v: f64, max: u32| v.is_finite() && v >= 0.0 && v < max as f64;
+                if !inside(*x, width) || !inside(*y, height) {
+                    return bad(format!(
+                        "the tap ({x}, {y}) is outside the page's {width}×{height} viewport \
+                         (CSS px of the frame)"
+                    ));
+                }
+            }
+            UserInput::Type { text } if text.is_empty() => {
+                return bad("there is no text to type".into());
+            }
+            UserInput::Type { text } if text.chars().count() > TEXT_MAX => {
+                return bad(format!("type at most {TEXT_MAX} characters at a time"));
+            }
+            UserInput::Key { key } if key.trim().is_empty() => {
+                return bad("name a key: Enter, Tab, Escape, Backspace, an arrow, …".into());
+            }
+            UserInput::Open { url } => {
+                let parsed = url::Url::parse(url.trim()).map_err(|e| {
+                    ControllerError::InvalidArgument(format!("{url:?} is not a URL: {e}"))
+                })?;
+                if !matches!(parsed.scheme(), "http" | "https") {
+                    return bad(format!(
+                        "only http and https URLs can be opened, not {url:?}"
+                    ));
+                }
+            }
+            UserInput::Scroll { dy } if !dy.is_finite() || dy.abs() > 100_000.0 => {
+                return bad(format!("scroll by at most 100000 px, not {dy}"));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn caption(&self) -> String {
+        match self {
+            UserInput::Tap { x, y } => format!("You tapped at ({}, {})", x.round(), y.round()),
+            // What the user typed may be a password: never in a caption.
+            UserInput::Type { text } => format!("You typed {} characters", text.chars().count()),
+            UserInput::Key { key } => format!("You pressed {key}"),
+            UserInput::Open { url } => format!("You opened {}", url.trim()),
+            UserInput::Back => "You went back".into(),
+            UserInput::Scroll { dy } => format!("You scrolled {} px", dy.round()),
+        }
+    }
+}
+
+impl Controller {
+    /// Carries out the holder's `input` on `thread`'s page and returns the frame after it.
+    pub async fn user_input(&self, tenant: &str, thread: &str, input: UserInput) -> Result<Frame> {
+        let record = self.known_thread(tenant, thread)?;
+        if self.holds.open_hold(tenant, thread).is_none() {
+            return Err(ControllerError::Conflict(format!(
+                "nobody has taken over thread {thread:?}: take over first (POST \
+                 /api/browser/{thread}/control {{\"action\": \"take_over\"}})"
+            )));
+        }
+        input.check(record.profile.size())?;
+        let placed = self.scheduler.acquire(tenant, &record.workspace).await?;
+        let ctx = self.ctx(tenant, thread, record, &placed);
+        let session = || ctx.session();
+        match &input {
+            UserInput::Tap { x, y } => {
+                on_page!(ctx, {
+                    let request = TapRequest {
+                        session: session(),
+                        x: *x,
+                        y: *y,
+                    };
+                    ctx.backend.tap(request).await.map(drop)
+                })?;
+            }
+            UserInput::Type { text } => {
+                on_page!(ctx, {
+                    let request = TypeRequest {
+                        session: session(),
+                        text: text.clone(),
+                    };
+                    ctx.backend.r#type(request).await.map(drop)
+                })?;
+            }
+            UserInput::Key { key } => {
+                on_page!(ctx, {
+                    let request = KeyRequest {
+                        session: session(),
+                        key: key.trim().to_string(),
+                    };
+                    ctx.backend.key(request).await.map(drop)
+                })?;
+            }
+            UserInput::Open { url } => {
+                on_page!(ctx, {
+                    let request = NavigateRequest {
+                        session: session(),
+                        url: url.trim().to_string(),
+                        timeout_ms: 0,
+                    };
+                    ctx.backend.navigate(request).await.map(drop)
+                })?;
+            }
+            UserInput::Back => {
+                on_page!(ctx, {
+                    let request = BackRequest { session: session() };
+                    ctx.backend.back(request).await.map(drop)
+                })?;
+            }
+            UserInput::Scroll { dy } => {
+                on_page!(ctx, {
+                    let request = ScrollRequest {
+                        session: session(),
+                        dy: *dy,
+                    };
+                    ctx.backend.scroll(request).await.map(drop)
+                })?;
+            }
+        }
+        ctx.settle(INPUT_SETTLE_MS).await?;
+        let (shot, state) = tokio::join!(
+            ctx.backend.screenshot(ScreenshotRequest {
+                session: session(),
+                quality: 0,
+            }),
+            ctx.backend.state(StateRequest { session: session() }),
+        );
+        let state = state?;
+        let meta = FrameMeta {
+            caption: input.caption(),
+            url: &state.url,
+            title: &state.title,
+        };
+        let id = self.frames().reserve_id()?;
+        self.frames().publish(tenant, thread, id, shot?, meta).await
+    }
+
+    /// A picture of `thread`'s page as it is now, not stored: the card's live view while the
+    /// user has the page.
+    pub async fn live_picture(&self, tenant: &str, thread: &str) -> Result<ScreenshotReply> {
+        let record = self.known_thread(tenant, thread)?;
+        let placed = self.scheduler.acquire(tenant, &record.workspace).await?;
+        let ctx = self.ctx(tenant, thread, record, &placed);
+        Ok(on_page!(ctx, {
+            ctx.backend
+                .screenshot(ScreenshotRequest {
+                    session: ctx.session(),
+                    quality: 0,
+                })
+                .await
+        })?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_that_cannot_be_carried_out_is_refused_with_the_reason() {
+        let size = (412, 915);
+        let refused = |input: UserInput| input.check(size).unwrap_err().to_string();
+        assert!(refused(UserInput::Tap { x: 412.0, y: 10.0 }).contains("outside"));
+        assert!(refused(UserInput::Tap { x: -1.0, y: 10.0 }).contains("412×915"));
+        assert!(
+            refused(UserInput::Tap {
+                x: f64::NAN,
+                y: 1.0
+            })
+            .contains("outside")
+        );
+        assert!(refused(UserInput::Type { text: "".into() }).contains("no text"));
+        assert!(
+            refused(UserInput::Open {
+                url: "file:///etc/passwd".into()
+            })
+            .contains("http")
+        );
+        assert!(
+            refused(UserInput::Open {
+                url: "not a url".into()
+            })
+            .contains("not a URL")
+        );
+        assert!(refused(UserInput::Scroll { dy: f64::INFINITY }).contains("scroll"));
+        UserInput::Tap { x: 411.5, y: 0.0 }.check(size).unwrap();
+        UserInput::Open {
+            url: " https://example.com/ ".into(),
+        }
+        .check(size)
+        .unwrap();
+    }
+
+    #[test]
+    fn a_caption_never_holds_the_typed_text() {
+        let caption = UserInput::Type {
+            text: "hunter2".into(),
+        }
+        .caption();
+        assert!(!caption.contains("hunter2"), "{caption}");
+    }
+}
