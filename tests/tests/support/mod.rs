@@ -25,6 +25,7 @@ pub async fn serve_site() -> SocketAddr {
         .route("/echo-cookies", get(echo_cookies))
         .route("/echo-ua", get(echo_user_agent))
         .route("/login", get(|| async { Html(LOGIN) }).post(login))
+        .route("/takeover", get(|| async { Html(TAKEOVER) }))
         .route("/account", get(account))
         .route("/api/whoami", get(whoami))
         .route("/redirect-set", get(redirect_set))
@@ -68,6 +69,20 @@ const LOGIN: &str = r#"<!doctype html><title>Sign in</title>
   <input id="password" name="password" type="password" style="display:block;width:200px;height:30px">
   <button id="go" style="display:block;width:200px;height:30px">Sign in</button>
 </form>"#;
+
+/// A page for the take-over: a button that counts its presses and a field whose value is
+/// echoed as text, both at known places on a 1280×900 viewport, so the state the user's input
+/// made shows in the page's text.
+const TAKEOVER: &str = r#"<!doctype html><html><head><title>Take-over</title></head>
+<body style="margin:0">
+<button id="press" style="position:absolute;left:10px;top:10px;width:200px;height:50px"
+  onclick="window.presses = (window.presses || 0) + 1;
+           document.getElementById('count').textContent = 'pressed ' + window.presses">Press</button>
+<p id="count" style="position:absolute;left:260px;top:10px;margin:0">pressed 0</p>
+<input id="field" style="position:absolute;left:10px;top:120px;width:200px;height:30px"
+  oninput="document.getElementById('echo').textContent = 'typed: ' + this.value">
+<p id="echo" style="position:absolute;left:260px;top:120px;margin:0">typed:</p>
+</body></html>"#;
 
 const POPUPS: &str = r#"<!doctype html><title>Popups</title><body style="margin:0">
 <a id="blank" href="/second" target="_blank"
