@@ -194,27 +194,22 @@ impl Controller {
         Ok(self.frames.watch(tenant, thread))
     }
 
-    /// A frame of the thread, or its latest. A frame still being captured is waited for: its
-    /// capture holds the thread's lock.
+    /// A frame of the thread, or its latest. A frame still being captured is waited for (not
+    /// the thread's lock, which an action waiting for the user holds).
     pub async fn frame(&self, tenant: &str, thread: &str, frame_id: &str) -> Result<Frame> {
         check_id("thread", thread)?;
-        let lookup = || -> Result<Option<Frame>> {
-            Ok(if frame_id.is_empty() {
-                self.store.latest_frame(tenant, thread)?
-            } else {
-                self.store.frame(tenant, thread, frame_id)?
-            })
+        self.frames.captured(tenant, thread, frame_id).await;
+        let frame = if frame_id.is_empty() {
+            self.store.latest_frame(tenant, thread)?
+        } else {
+            self.store.frame(tenant, thread, frame_id)?
         };
-        let mut frame = lookup()?;
-        if frame.is_none() {
-            let key = (tenant.to_string(), thread.to_string());
-            let _after_captures = self.thread_lock(&key).lock_owned().await;
-            frame = lookup()?;
-        }
         frame.ok_or_else(|| {
-            ControllerError::NotFound(format!(
-                "no frame {frame_id:?} of thread {thread:?} (a thread keeps its last 12)"
-            ))
+            ControllerError::NotFound(if frame_id.is_empty() {
+                format!("thread {thread:?} has no frame yet")
+            } else {
+                format!("no frame {frame_id:?} of thread {thread:?} (a thread keeps its last 12)")
+            })
         })
     }
 }
@@ -235,6 +230,10 @@ async fn capture_frame(
         })
         .await;
     let published = match shot {
+        Err(error) => {
+            frames.abandon(tenant, thread, &pending.id);
+            Err(error.into())
+        }
         Ok(shot) => {
             let meta = crate::frames::FrameMeta {
                 caption: pending.caption,
@@ -246,7 +245,6 @@ async fn capture_frame(
                 .await
                 .map(|_| ())
         }
-        Err(error) => Err(error.into()),
     };
     if let Err(error) = published {
         tracing::warn!(thread, %error, "frame not captured");

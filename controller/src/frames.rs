@@ -1,21 +1,28 @@
 //! Frames: pictures of a thread's page after the actions that changed it. Each is stored (the
-//! last dozen per thread) and pushed to whoever watches the thread.
+//! last dozen per thread) and pushed to whoever watches the thread. A frame promised in a reply
+//! but still being captured is *pending*; asking for it waits for its capture.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use nanomuse_proto::{Frame, FrameRef, ScreenshotReply};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 use crate::error::Result;
 use crate::store::Store;
 
 type Watchers = Mutex<HashMap<(String, String), broadcast::Sender<Frame>>>;
 
+/// (tenant, thread, frame id) of a frame being captured.
+type PendingKey = (String, String, String);
+
 pub struct FrameHub {
     store: Arc<dyn Store>,
     watchers: Watchers,
+    pending: Mutex<HashSet<PendingKey>>,
+    /// Bumped whenever a pending frame is published or abandoned.
+    settled: watch::Sender<u64>,
 }
 
 /// How a reply names a frame.
@@ -40,17 +47,65 @@ impl FrameHub {
         Self {
             store,
             watchers: Mutex::default(),
+            pending: Mutex::default(),
+            settled: watch::channel(0).0,
         }
     }
 
-    /// A number for a frame about to be made.
-    pub fn reserve_id(&self) -> Result<String> {
-        Ok(self.store.next_id()?.to_string())
+    /// A number for a frame of `thread` about to be made; the frame is pending until it is
+    /// published or abandoned.
+    pub fn reserve_id(&self, tenant: &str, thread: &str) -> Result<String> {
+        let id = self.store.next_id()?.to_string();
+        self.pending
+            .lock()
+            .unwrap()
+            .insert((tenant.to_string(), thread.to_string(), id.clone()));
+        Ok(id)
+    }
+
+    /// A reserved frame that will not be made (its capture failed).
+    pub fn abandon(&self, tenant: &str, thread: &str, id: &str) {
+        let key = (tenant.to_string(), thread.to_string(), id.to_string());
+        if self.pending.lock().unwrap().remove(&key) {
+            self.settled.send_modify(|n| *n += 1);
+        }
+    }
+
+    /// Waits until frame `id` of `thread` (any of its frames when `id` is empty) is no longer
+    /// being captured.
+    pub async fn captured(&self, tenant: &str, thread: &str, id: &str) {
+        let mut settled = self.settled.subscribe();
+        loop {
+            let busy = self
+                .pending
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|(t, th, p)| t == tenant && th == thread && (id.is_empty() || p == id));
+            if !busy || settled.changed().await.is_err() {
+                return;
+            }
+        }
     }
 
     /// Stores frame `id` of `thread`, durably, then pushes it to the thread's watchers.
     /// Returns the frame without its picture.
     pub async fn publish(
+        &self,
+        tenant: &str,
+        thread: &str,
+        id: String,
+        shot: ScreenshotReply,
+        meta: FrameMeta<'_>,
+    ) -> Result<Frame> {
+        let published = self
+            .store_and_push(tenant, thread, id.clone(), shot, meta)
+            .await;
+        self.abandon(tenant, thread, &id);
+        published
+    }
+
+    async fn store_and_push(
         &self,
         tenant: &str,
         thread: &str,

@@ -174,7 +174,7 @@ impl Controller {
             url: &state.url,
             title: &state.title,
         };
-        let id = self.frames().reserve_id()?;
+        let id = self.frames().reserve_id(tenant, thread)?;
         self.frames().publish(tenant, thread, id, shot?, meta).await
     }
 

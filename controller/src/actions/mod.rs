@@ -202,7 +202,7 @@ impl Ctx<'_> {
         let listing = self.list().await?;
         let (width, height) = self.record.profile.size();
         let frame = FrameRef {
-            id: self.frames.reserve_id()?,
+            id: self.frames.reserve_id(self.tenant, self.thread)?,
             caption: caption.clone(),
             width,
             height,
@@ -238,7 +238,7 @@ impl Ctx<'_> {
             .publish(
                 self.tenant,
                 self.thread,
-                self.frames.reserve_id()?,
+                self.frames.reserve_id(self.tenant, self.thread)?,
                 shot?,
                 FrameMeta {
                     caption,

@@ -12,7 +12,6 @@ use serde_json::json;
 use tokio_stream::wrappers::BroadcastStream;
 
 use super::{ApiResult, Caller, FrameView, Http, State};
-use crate::error::ControllerError;
 
 fn jpeg(bytes: Vec<u8>) -> Response {
     (
@@ -32,9 +31,7 @@ pub async fn latest(
     Path(thread): Path<String>,
 ) -> ApiResult<Response> {
     http.controller.known_thread(&tenant, &thread)?;
-    let frame = http.controller.store().latest_frame(&tenant, &thread)?;
-    let frame = frame
-        .ok_or_else(|| ControllerError::NotFound(format!("thread {thread:?} has no frame yet")))?;
+    let frame = http.controller.frame(&tenant, &thread, "").await?;
     Ok(jpeg(frame.jpeg))
 }
 
