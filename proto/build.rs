@@ -5,7 +5,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     config.protoc_executable(protoc_bin_vendored::protoc_bin_path()?);
     tonic_prost_build::configure().compile_with_config(
         config,
-        &["proto/browser_backend.proto", "proto/browser_tool.proto"],
+        &[
+            "proto/browser_backend.proto",
+            "proto/browser_tool.proto",
+            "proto/device_gateway.proto",
+        ],
         &["proto"],
     )?;
     Ok(())
