@@ -1,6 +1,92 @@
 //! The device gateway: phones that lend their WebView to the browser tool. They connect over
-//! WebSocket and speak the protocol of `PROTOCOL.md`; the gateway serves the same
-//! `BrowserBackend` gRPC service as a worker, forwarding each op to the tenant's phone.
+//! WebSocket (`/device`) and speak the protocol of `PROTOCOL.md`; on the same port the gateway
+//! serves the `BrowserBackend` gRPC service, forwarding each op to the tenant's phone, and the
+//! `DeviceGateway` service through which the controller watches the phones.
 
+pub mod backend;
+pub mod config;
 pub mod ops;
+pub mod phones;
 pub mod protocol;
+mod socket;
+mod watch;
+
+use std::sync::Arc;
+
+use axum::extract::WebSocketUpgrade;
+use axum::response::Response;
+use axum::routing::get;
+use axum::serve::ListenerExt as _;
+use nanomuse_proto::BackendServer;
+use nanomuse_proto::device_gateway_server::DeviceGatewayServer;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+pub use backend::GatewayBackend;
+pub use config::GatewayConfig;
+
+/// What the connections and the services share.
+pub struct State {
+    pub config: Arc<GatewayConfig>,
+    pub phones: Arc<phones::Phones>,
+    pub shutdown: CancellationToken,
+}
+
+/// Serves phones and the controller on `listener` until `shutdown` is cancelled; then closes
+/// the phones' connections (their pending requests fail) and lets calls in flight end.
+pub async fn run(
+    config: GatewayConfig,
+    listener: TcpListener,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    config.validate().map_err(anyhow::Error::msg)?;
+    let config = Arc::new(config);
+    let state = Arc::new(State {
+        phones: Arc::default(),
+        config: config.clone(),
+        shutdown: shutdown.clone(),
+    });
+    let backend = Arc::new(GatewayBackend::new(state.phones.clone(), config.clone()));
+
+    let (health, health_service) = tonic_health::server::health_reporter();
+    for service in [
+        "",
+        "nanomuse.browser.v1.BrowserBackend",
+        "nanomuse.browser.v1.DeviceGateway",
+    ] {
+        health
+            .set_service_status(service, tonic_health::ServingStatus::Serving)
+            .await;
+    }
+    let phones = axum::Router::new()
+        .route("/device", get(upgrade))
+        .with_state(state.clone());
+    let app = tonic::service::Routes::from(phones)
+        .add_service(health_service)
+        .add_service(BackendServer::service(backend))
+        .add_service(DeviceGatewayServer::new(watch::DeviceGatewayService {
+            state: state.clone(),
+        }))
+        .into_axum_router();
+    let address = listener.local_addr()?;
+    tracing::info!(%address, "device gateway serving");
+    let listener = listener.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    });
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown.cancelled_owned())
+        .await?;
+    tracing::info!("device gateway stopped");
+    Ok(())
+}
+
+async fn upgrade(
+    upgrade: WebSocketUpgrade,
+    axum::extract::State(state): axum::extract::State<Arc<State>>,
+) -> Response {
+    let limit = state.config.max_message_bytes;
+    upgrade
+        .max_message_size(limit)
+        .max_frame_size(limit)
+        .on_upgrade(move |socket| socket::serve(socket, state))
+}

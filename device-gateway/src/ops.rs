@@ -19,6 +19,10 @@ pub trait DeviceOp: Sized + Send + 'static {
     fn from_args(args: &Value) -> Result<Self, String>;
     fn reply_to_result(reply: &Self::Reply) -> Value;
     fn reply_from_result(result: &Value) -> Result<Self::Reply, String>;
+    /// The op's own bound, for ops that carry one (navigate, settle); 0 when none.
+    fn own_timeout_ms(&self) -> u64 {
+        0
+    }
 }
 
 fn text(value: &Value, field: &str) -> String {
@@ -41,7 +45,10 @@ fn whole(value: &Value, field: &str) -> u32 {
 }
 
 fn flag(value: &Value, field: &str) -> bool {
-    value.get(field).and_then(Value::as_bool).unwrap_or_default()
+    value
+        .get(field)
+        .and_then(Value::as_bool)
+        .unwrap_or_default()
 }
 
 /// A field the op cannot do without.
@@ -146,6 +153,9 @@ impl DeviceOp for NavigateRequest {
     type Reply = NavigateReply;
     fn to_args(&self) -> Value {
         json!({"url": self.url, "timeout_ms": self.timeout_ms})
+    }
+    fn own_timeout_ms(&self) -> u64 {
+        self.timeout_ms.into()
     }
     fn from_args(args: &Value) -> Result<Self, String> {
         needed(Self::NAME, args, "url", "a string")?;
@@ -294,6 +304,9 @@ impl DeviceOp for SettleRequest {
     type Reply = SettleReply;
     fn to_args(&self) -> Value {
         json!({"timeout_ms": self.timeout_ms})
+    }
+    fn own_timeout_ms(&self) -> u64 {
+        self.timeout_ms.into()
     }
     fn from_args(args: &Value) -> Result<Self, String> {
         Ok(Self {
@@ -590,7 +603,11 @@ mod tests {
             NavigateRequest::from_args(&json!({})).unwrap_err(),
             "navigate needs url (a string)"
         );
-        assert!(TapRequest::from_args(&json!({"x": "1", "y": 2})).unwrap_err().contains("x"));
+        assert!(
+            TapRequest::from_args(&json!({"x": "1", "y": 2}))
+                .unwrap_err()
+                .contains("x")
+        );
         assert!(
             ScreenshotRequest::reply_from_result(&json!({"jpeg": "!!"}))
                 .unwrap_err()

@@ -179,10 +179,9 @@ mod tests {
 
     #[test]
     fn the_messages_read_and_write_as_the_protocol_text_shows_them() {
-        let hello = parse(
-            r#"{"kind": "device", "device_id": "pixel-7", "token": "t", "browser": true}"#,
-        )
-        .unwrap();
+        let hello =
+            parse(r#"{"kind": "device", "device_id": "pixel-7", "token": "t", "browser": true}"#)
+                .unwrap();
         assert!(matches!(&hello, Message::Device(h) if h.browser && h.protocol == 1));
         let request = Message::DeviceRequest(DeviceRequest {
             id: "17".into(),
@@ -213,6 +212,10 @@ mod tests {
         assert!(parse("{").unwrap_err().contains("not JSON"));
         assert!(parse("{}").unwrap_err().contains("kind"));
         assert!(parse(r#"{"kind": "fly"}"#).unwrap_err().contains("\"fly\""));
-        assert!(parse(r#"{"kind": "device_result"}"#).unwrap_err().contains("id"));
+        assert!(
+            parse(r#"{"kind": "device_result"}"#)
+                .unwrap_err()
+                .contains("id")
+        );
     }
 }

@@ -1,0 +1,85 @@
+//! The `device-gateway` binary: configuration from a file and flags, then [`run`].
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use nanomuse_device_gateway::{GatewayConfig, run};
+
+#[derive(Debug, Parser)]
+#[command(about = "The nanoMuse device gateway: phones lend their browser over WebSocket")]
+struct Args {
+    /// A TOML file with a [gateway] section.
+    #[arg(long, env = "NANOMUSE_GATEWAY_CONFIG")]
+    config: Option<PathBuf>,
+    /// Where to serve phones (WebSocket at /device) and gRPC.
+    #[arg(
+        long,
+        env = "NANOMUSE_GATEWAY_LISTEN",
+        default_value = "127.0.0.1:50071"
+    )]
+    listen: String,
+    /// A device token and its tenant, as TOKEN=TENANT; repeatable.
+    #[arg(long = "device-token", value_name = "TOKEN=TENANT")]
+    device_tokens: Vec<String>,
+    /// Log as JSON lines.
+    #[arg(long, env = "NANOMUSE_LOG_JSON")]
+    log_json: bool,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    gateway: Option<GatewayConfig>,
+}
+
+fn load(args: &Args) -> Result<GatewayConfig, String> {
+    let mut config = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            toml::from_str::<File>(&text)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+                .gateway
+                .unwrap_or_default()
+        }
+        None => GatewayConfig::default(),
+    };
+    for pair in &args.device_tokens {
+        let (token, tenant) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("--device-token {pair:?}: use TOKEN=TENANT"))?;
+        config
+            .device_tokens
+            .insert(token.to_string(), tenant.to_string());
+    }
+    config.validate()?;
+    Ok(config)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if args.log_json {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
+    let config = match load(&args) {
+        Ok(config) => config,
+        Err(message) => {
+            eprintln!("device-gateway: bad configuration: {message}");
+            std::process::exit(2);
+        }
+    };
+    let listener = tokio::net::TcpListener::bind(&args.listen).await?;
+    // Scripts and tests read the address from here (with --listen 127.0.0.1:0).
+    println!("device-gateway listening on {}", listener.local_addr()?);
+    let shutdown = nanomuse_proto::cancel_on_signals();
+    run(config, listener, shutdown).await
+}
