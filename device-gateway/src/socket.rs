@@ -88,10 +88,10 @@ pub async fn serve(socket: WebSocket, state: Arc<State>) {
                 last_heard = Instant::now();
                 match frame {
                     Some(Ok(Frame::Text(text))) => {
-                        if let Some(answer) = received(&state, &phone, &text) {
-                            if sink.send(self::text(&answer)).await.is_err() {
-                                break None;
-                            }
+                        if let Some(answer) = received(&state, &phone, &text)
+                            && sink.send(self::text(&answer)).await.is_err()
+                        {
+                            break None;
                         }
                     }
                     Some(Ok(Frame::Binary(_))) => {
