@@ -9,6 +9,7 @@ use tokio::sync::broadcast;
 
 use crate::actions::{self, Ctx, PendingFrame};
 use crate::config::Config;
+use crate::devices::Devices;
 use crate::error::{ControllerError, Result};
 use crate::frames::FrameHub;
 use crate::holds::Holds;
@@ -18,12 +19,22 @@ use nanomuse_proto::act_request::Action;
 
 type ThreadKey = (String, String);
 
+/// Where one action runs; the worker slot or the phone's turn is held until this drops.
+pub(crate) struct Route {
+    pub backend: Arc<dyn nanomuse_proto::Backend>,
+    /// "worker:<name>" or "device:<id>", as replies name their backend.
+    pub name: String,
+    _worker_slot: Option<Placed>,
+    _phone_turn: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
 pub struct Controller {
     config: Arc<Config>,
     store: Arc<dyn Store>,
     pub scheduler: Arc<Scheduler>,
     frames: Arc<FrameHub>,
     pub holds: Holds,
+    pub devices: Devices,
     /// Work that outlives a reply (frame captures), waited for on shutdown.
     background: tokio_util::task::TaskTracker,
     /// One lock per thread: a thread's actions run in order, threads run concurrently.
@@ -47,6 +58,7 @@ impl Controller {
         Ok(Self {
             frames: Arc::new(FrameHub::new(store.clone())),
             holds,
+            devices: Devices::default(),
             config,
             store,
             scheduler,
@@ -69,17 +81,60 @@ impl Controller {
         &self.frames
     }
 
-    /// What an op on `record`'s page works with, on the worker `placed` holds a slot of.
+    /// Where `record`'s next op runs: the tenant's phone (`device`, or `auto` with a phone
+    /// connected), else the workspace's worker; with a turn on the phone or a worker slot.
+    pub(crate) async fn route(&self, tenant: &str, record: &ThreadRecord) -> Result<Route> {
+        let phone = match record.backend.as_str() {
+            "playwright" => None,
+            "device" => Some(self.devices.browser_of(tenant).ok_or_else(|| {
+                ControllerError::Unavailable(
+                    "this thread uses the phone's browser, and no phone with a browser is \
+                     connected: open the nanoMuse app on the phone, or switch the thread to \
+                     the server's browser"
+                        .into(),
+                )
+            })?),
+            _ => self.devices.browser_of(tenant),
+        };
+        if let Some(phone) = phone {
+            let deadline = self.config.queue_deadline();
+            let turn = tokio::time::timeout(deadline, phone.turn.clone().acquire_owned())
+                .await
+                .ok()
+                .and_then(|turn| turn.ok())
+                .ok_or_else(|| {
+                    ControllerError::ResourceExhausted(format!(
+                        "the phone {} is busy with other actions; try again shortly",
+                        phone.device_id
+                    ))
+                })?;
+            return Ok(Route {
+                backend: phone.backend.clone(),
+                name: format!("device:{}", phone.device_id),
+                _worker_slot: None,
+                _phone_turn: Some(turn),
+            });
+        }
+        let placed = self.scheduler.acquire(tenant, &record.workspace).await?;
+        Ok(Route {
+            backend: placed.worker.backend.clone(),
+            name: format!("worker:{}", placed.worker.name),
+            _worker_slot: Some(placed),
+            _phone_turn: None,
+        })
+    }
+
+    /// What an op on `record`'s page works with, on `route`.
     pub(crate) fn ctx<'a>(
         &'a self,
         tenant: &'a str,
         thread: &'a str,
         record: ThreadRecord,
-        placed: &Placed,
+        route: &Route,
     ) -> Ctx<'a> {
         Ctx {
-            backend: placed.worker.backend.clone(),
-            backend_name: format!("worker:{}", placed.worker.name),
+            backend: route.backend.clone(),
+            backend_name: route.name.clone(),
             store: self.store.as_ref(),
             frames: &self.frames,
             tenant,
@@ -124,14 +179,45 @@ impl Controller {
             workspace
         };
         check_id("workspace", workspace)?;
+        let backend = self.config.browser.backend.clone();
+        // "" is the backend's own profile: a phone's is mobile, a worker's desktop.
+        let on_phone = match backend.as_str() {
+            "device" => true,
+            "auto" => self.devices.browser_of(tenant).is_some(),
+            _ => false,
+        };
         let record = ThreadRecord {
             workspace: workspace.to_string(),
-            backend: self.config.browser.backend.clone(),
+            backend,
             profile: match self.config.browser.profile.as_str() {
                 "mobile" => ProfileSetting::mobile(),
+                "" if on_phone => ProfileSetting::mobile(),
                 _ => ProfileSetting::desktop(),
             },
         };
+        self.store.put_thread(tenant, thread, &record)?;
+        self.store.flush().await?;
+        Ok(record)
+    }
+
+    /// Moves `thread` to another backend: "auto" (the phone when one is connected),
+    /// "playwright" (the workers) or "device" (the phone). Its next action runs there.
+    pub async fn set_backend(
+        &self,
+        tenant: &str,
+        thread: &str,
+        backend: &str,
+    ) -> Result<ThreadRecord> {
+        if !matches!(backend, "auto" | "playwright" | "device") {
+            return Err(ControllerError::InvalidArgument(format!(
+                "backend {backend:?} is not one of auto, playwright (the server's browser) or \
+                 device (the phone's)"
+            )));
+        }
+        // No thread lock: an action waiting for the user holds it, and the next action reads
+        // the record afresh anyway.
+        let mut record = self.known_thread(tenant, thread)?;
+        record.backend = backend.to_string();
         self.store.put_thread(tenant, thread, &record)?;
         self.store.flush().await?;
         Ok(record)
@@ -161,14 +247,8 @@ impl Controller {
             return actions::hand_over::run(&self.holds, tenant, &request.thread, hand_over).await;
         }
         let waited = self.holds.wait_released(tenant, &request.thread).await?;
-        if record.backend == "device" {
-            return Err(ControllerError::Unavailable(
-                "this thread uses the phone's browser, and no phone with a browser is connected"
-                    .into(),
-            ));
-        }
-        let placed = self.scheduler.acquire(tenant, &record.workspace).await?;
-        let mut ctx = self.ctx(tenant, &request.thread, record, &placed);
+        let route = self.route(tenant, &record).await?;
+        let mut ctx = self.ctx(tenant, &request.thread, record, &route);
         let mut reply = actions::run(&mut ctx, action).await;
         if let (Some(waited), Ok(reply)) = (&waited, &mut reply) {
             reply.text = format!("{}\n{}", waited.told(self.holds.timeout()), reply.text);
@@ -182,7 +262,7 @@ impl Controller {
             // the thread starts only once its picture is taken.
             self.background.spawn(async move {
                 let _in_order = in_order;
-                let _slot = placed;
+                let _slot = route;
                 capture_frame(backend, frames, &tenant, &thread, session, pending).await;
             });
         }

@@ -54,6 +54,8 @@ pub struct ControllerSection {
     pub hold_timeout_ms: u64,
     /// token → tenant. Empty: every call is the tenant "local" (the embedded single-user mode).
     pub tokens: HashMap<String, String>,
+    /// The device gateways' gRPC addresses (e.g. "http://127.0.0.1:50071"), watched for phones.
+    pub gateways: Vec<String>,
 }
 
 impl Default for ControllerSection {
@@ -67,6 +69,7 @@ impl Default for ControllerSection {
             settle_ms: 5_000,
             hold_timeout_ms: 600_000,
             tokens: HashMap::new(),
+            gateways: Vec::new(),
         }
     }
 }
@@ -147,6 +150,15 @@ impl Config {
             return Err(
                 "controller.heartbeat_interval_ms must be below heartbeat_timeout_ms".into(),
             );
+        }
+        if let Some(bad) = c
+            .gateways
+            .iter()
+            .find(|g| !(g.starts_with("http://") || g.starts_with("https://")))
+        {
+            return Err(format!(
+                "controller.gateways: {bad:?} is not a gRPC address like http://host:port"
+            ));
         }
         if c.tokens
             .iter()

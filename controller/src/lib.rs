@@ -7,6 +7,7 @@ pub mod actions;
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod devices;
 pub mod error;
 pub mod frames;
 pub mod holds;
@@ -71,6 +72,11 @@ pub async fn run_with_local(
             .scheduler
             .register_local(&local.name, local.capacity, local.backend);
     }
+    devices::spawn(
+        controller.clone(),
+        &config.controller.gateways,
+        shutdown.clone(),
+    );
     let address = listener.local_addr()?;
 
     let (health, health_service) = tonic_health::server::health_reporter();

@@ -102,8 +102,8 @@ impl Controller {
             )));
         }
         input.check(record.profile.size())?;
-        let placed = self.scheduler.acquire(tenant, &record.workspace).await?;
-        let ctx = self.ctx(tenant, thread, record, &placed);
+        let route = self.route(tenant, &record).await?;
+        let ctx = self.ctx(tenant, thread, record, &route);
         let session = || ctx.session();
         match &input {
             UserInput::Tap { x, y } => {
@@ -182,8 +182,8 @@ impl Controller {
     /// user has the page.
     pub async fn live_picture(&self, tenant: &str, thread: &str) -> Result<ScreenshotReply> {
         let record = self.known_thread(tenant, thread)?;
-        let placed = self.scheduler.acquire(tenant, &record.workspace).await?;
-        let ctx = self.ctx(tenant, thread, record, &placed);
+        let route = self.route(tenant, &record).await?;
+        let ctx = self.ctx(tenant, thread, record, &route);
         Ok(on_page!(ctx, {
             ctx.backend
                 .screenshot(ScreenshotRequest {

@@ -7,6 +7,7 @@ mod card;
 mod frames;
 mod holds;
 mod input;
+mod threads;
 
 use std::sync::Arc;
 
@@ -43,6 +44,7 @@ pub fn router(state: Arc<HttpState>) -> Router {
         .route("/api/holds", post(holds::open))
         .route("/api/holds/{id}/done", post(holds::done))
         .route("/api/browser/{thread}/control", post(holds::control))
+        .route("/api/browser/{thread}/backend", post(threads::set_backend))
         .route("/api/browser/{thread}/tap", post(input::tap))
         .route("/api/browser/{thread}/type", post(input::type_text))
         .route("/api/browser/{thread}/key", post(input::key))
