@@ -162,8 +162,14 @@ impl Controller {
         locks.entry(key.clone()).or_default().clone()
     }
 
-    /// The thread's record, created on its first action.
-    async fn thread(&self, tenant: &str, thread: &str, workspace: &str) -> Result<ThreadRecord> {
+    /// The thread's record, created on its first action (on `backend`, or the configuration's).
+    async fn thread(
+        &self,
+        tenant: &str,
+        thread: &str,
+        workspace: &str,
+        backend: &str,
+    ) -> Result<ThreadRecord> {
         if let Some(record) = self.store.thread(tenant, thread)? {
             if !workspace.is_empty() && record.workspace != workspace {
                 return Err(ControllerError::InvalidArgument(format!(
@@ -179,7 +185,11 @@ impl Controller {
             workspace
         };
         check_id("workspace", workspace)?;
-        let backend = self.config.browser.backend.clone();
+        let backend = match backend {
+            "" => self.config.browser.backend.clone(),
+            "auto" | "playwright" | "device" => backend.to_string(),
+            other => return Err(bad_backend(other)),
+        };
         // "" is the backend's own profile: a phone's is mobile, a worker's desktop.
         let on_phone = match backend.as_str() {
             "device" => true,
@@ -209,10 +219,7 @@ impl Controller {
         backend: &str,
     ) -> Result<ThreadRecord> {
         if !matches!(backend, "auto" | "playwright" | "device") {
-            return Err(ControllerError::InvalidArgument(format!(
-                "backend {backend:?} is not one of auto, playwright (the server's browser) or \
-                 device (the phone's)"
-            )));
+            return Err(bad_backend(backend));
         }
         // No thread lock: an action waiting for the user holds it, and the next action reads
         // the record afresh anyway.
@@ -241,7 +248,7 @@ impl Controller {
         let key = (tenant.to_string(), request.thread.clone());
         let in_order = self.thread_lock(&key).lock_owned().await;
         let record = self
-            .thread(tenant, &request.thread, &request.workspace)
+            .thread(tenant, &request.thread, &request.workspace, &request.backend)
             .await?;
         if let Action::HandOver(hand_over) = &action {
             return actions::hand_over::run(&self.holds, tenant, &request.thread, hand_over).await;
@@ -292,6 +299,13 @@ impl Controller {
             })
         })
     }
+}
+
+fn bad_backend(backend: &str) -> ControllerError {
+    ControllerError::InvalidArgument(format!(
+        "backend {backend:?} is not one of auto, playwright (the server's browser) or device \
+         (the phone's)"
+    ))
 }
 
 /// Takes the picture an action promised and publishes it.

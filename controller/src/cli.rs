@@ -48,6 +48,8 @@ pub struct ActInvocation {
     pub token: Option<String>,
     pub thread: String,
     pub workspace: String,
+    /// The backend of a new thread; empty: the server's configuration.
+    pub backend: String,
     pub json: bool,
     pub action: ActionCommand,
 }
@@ -197,6 +199,10 @@ struct Cli {
     /// The workspace whose profile the thread uses [env: NANOMUSE_WORKSPACE] [default: default]
     #[arg(long, global = true, value_name = "W")]
     workspace: Option<String>,
+    /// A new thread's browser: auto, playwright (the server's) or device (the phone's)
+    /// [env: NANOMUSE_BACKEND] [default: the server's configuration]
+    #[arg(long, global = true, value_name = "B")]
+    backend: Option<String>,
     /// Print one JSON object instead of the reply's text.
     #[arg(long, global = true)]
     json: bool,
@@ -247,6 +253,7 @@ where
         thread: resolve(cli.thread, "NANOMUSE_THREAD").unwrap_or_else(|| DEFAULT_THREAD.into()),
         workspace: resolve(cli.workspace, "NANOMUSE_WORKSPACE")
             .unwrap_or_else(|| DEFAULT_WORKSPACE.into()),
+        backend: resolve(cli.backend, "NANOMUSE_BACKEND").unwrap_or_default(),
         json: cli.json,
         action,
     }))
@@ -310,6 +317,7 @@ pub fn to_request(invocation: &ActInvocation) -> ActRequest {
     ActRequest {
         thread: invocation.thread.clone(),
         workspace: invocation.workspace.clone(),
+        backend: invocation.backend.clone(),
         action: Some(action),
     }
 }
