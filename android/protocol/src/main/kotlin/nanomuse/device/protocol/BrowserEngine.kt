@@ -1,0 +1,114 @@
+package nanomuse.device.protocol
+
+/**
+ * The browser a phone lends: the fourteen ops of the protocol, with their arguments already
+ * checked and defaulted by [Dispatcher]. Coordinates and sizes are CSS px of the viewport.
+ *
+ * Calls come from the client's worker threads, several at once; an implementation makes its
+ * own threading right (the Android one runs each op on the main thread and waits, bounded).
+ * A failure is a [BrowserException] with a code; anything else thrown reads as `internal`.
+ */
+interface BrowserEngine {
+    /** Creates the page (or re-profiles the open one). */
+    fun open(profile: Profile): PageInfo
+
+    /** Loads [url] (absolute http(s) or about:blank) and waits for its load, at most [timeoutMs]. */
+    fun navigate(url: String, timeoutMs: Long): Navigation
+
+    /** Runs `(js)(arg)` in the page, awaiting a Promise; returns the JSON text of the value. */
+    fun evaluate(js: String, argJson: String): String
+
+    fun tap(x: Double, y: Double)
+
+    /** Fills the focused element with [text] through the page's own setter + input/change. */
+    fun type(text: String)
+
+    fun key(key: Key)
+
+    fun scroll(dy: Double)
+
+    fun back(): PageInfo
+
+    /** Waits until the page is loaded and quiet, at most [timeoutMs]; false when the bound won. */
+    fun settle(timeoutMs: Long): Boolean
+
+    /** A JPEG of the viewport in CSS px; [quality] is 1..100. */
+    fun screenshot(quality: Int): Screenshot
+
+    /** Where the page is. `user_control` and `host` are filled in by the dispatcher. */
+    fun state(): PageInfo
+
+    /** An HTTP request with the browser's cookies for its URL (cookies it sets are kept). */
+    fun fetch(request: FetchRequest): FetchResponse
+
+    /** Switches the open page's profile live. */
+    fun profile(profile: Profile)
+
+    /** The page goes; cookies stay. */
+    fun close()
+}
+
+/** A failure with its protocol code and a sentence a person or a model can act on. */
+open class BrowserException(val code: ErrorCode, message: String) : Exception(message) {
+    companion object {
+        fun invalid(message: String) = BrowserException(ErrorCode.INVALID_ARGUMENT, message)
+        fun notFound(message: String) = BrowserException(ErrorCode.NOT_FOUND, message)
+        fun timeout(message: String) = BrowserException(ErrorCode.TIMEOUT, message)
+        fun unavailable(message: String) = BrowserException(ErrorCode.UNAVAILABLE, message)
+        fun precondition(message: String) = BrowserException(ErrorCode.FAILED_PRECONDITION, message)
+        fun exhausted(message: String) = BrowserException(ErrorCode.RESOURCE_EXHAUSTED, message)
+        fun internal(message: String) = BrowserException(ErrorCode.INTERNAL, message)
+
+        /** The message every op but open/close/fetch gives when there is no page. */
+        const val NO_PAGE = "no page is open on the phone: open it first"
+    }
+}
+
+/**
+ * How the page presents itself. Sizes are already defaulted (412×915 mobile, 1280×900 desktop);
+ * an empty [userAgent] means the browser's own.
+ */
+data class Profile(val userAgent: String, val width: Int, val height: Int, val mobile: Boolean) {
+    companion object {
+        const val MOBILE_WIDTH = 412
+        const val MOBILE_HEIGHT = 915
+        const val DESKTOP_WIDTH = 1280
+        const val DESKTOP_HEIGHT = 900
+        val SIZES = 100..4096
+    }
+}
+
+data class PageInfo(
+    val url: String,
+    val title: String,
+    val width: Int,
+    val height: Int,
+    val loading: Boolean,
+) {
+    fun toJson(): MutableMap<String, Any?> = linkedMapOf(
+        "url" to url, "title" to title, "width" to width, "height" to height, "loading" to loading,
+    )
+}
+
+/** What a navigation led to: the page, the main document's HTTP status (0: none), a download. */
+data class Navigation(val page: PageInfo, val status: Int = 0, val download: String = "")
+
+class Screenshot(val jpeg: ByteArray, val width: Int, val height: Int)
+
+data class Header(val name: String, val value: String)
+
+class FetchRequest(
+    val url: String,
+    /** Upper case; GET when the request said none. */
+    val method: String,
+    val headers: List<Header>,
+    val body: ByteArray,
+)
+
+class FetchResponse(
+    val status: Int,
+    val headers: List<Header>,
+    val body: ByteArray,
+    /** The final URL after redirects. */
+    val url: String,
+)

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Compiles android/protocol (main + jdk + test sources) with kotlinc and runs its tests on the
+# JVM. Needs a JDK (17+) and npm: the Kotlin compiler comes from the npm package
+# `kotlin-compiler`, cached under android/.kotlin/ (not committed).
+#
+#   android/run-tests.sh [FILTER]     FILTER: run only the cases whose name contains it
+#
+# The real-gateway cases run when DEVICE_GATEWAY_BIN names the binary, or when
+# ../target/debug/device-gateway exists; otherwise they are skipped.
+set -euo pipefail
+cd "$(dirname "$0")"
+here="$(pwd)"
+
+KOTLIN_VERSION="${KOTLIN_VERSION:-2.4.20}"
+cache="$here/.kotlin/kotlin-compiler-$KOTLIN_VERSION"
+kotlin_home="$cache/node_modules/kotlin-compiler"
+
+for tool in java npm; do
+  command -v "$tool" >/dev/null || { echo "run-tests.sh: $tool is needed" >&2; exit 2; }
+done
+
+if [[ ! -x "$kotlin_home/bin/kotlinc" ]]; then
+  echo "fetching kotlin-compiler@$KOTLIN_VERSION from npm into ${cache#$here/}"
+  mkdir -p "$cache"
+  npm install --prefix "$cache" --no-save --no-audit --no-fund --loglevel=error \
+    "kotlin-compiler@$KOTLIN_VERSION" >/dev/null
+fi
+stdlib="$kotlin_home/lib/kotlin-stdlib.jar"
+
+# The protocol part must stay plain Kotlin: nothing of Android, nothing Android lacks.
+if grep -rlE '^import (android|androidx|java\.net\.http)\.' protocol/src/main; then
+  echo "run-tests.sh: protocol/src/main must not import android, androidx or java.net.http" >&2
+  exit 1
+fi
+
+out="$here/.kotlin/build"
+sources=(protocol/src/main/kotlin protocol/src/jdk/kotlin protocol/src/test/kotlin)
+stamp="$out/.stamp"
+# One compile; skipped when no source changed since the last one.
+if [[ ! -f "$stamp" || -n "$(find "${sources[@]}" -newer "$stamp" -name '*.kt' | head -1)" ]]; then
+  rm -rf "$out/classes"
+  mkdir -p "$out/classes"
+  started=$(date +%s)
+  JAVA_OPTS="${JAVA_OPTS:--Xss4m}" "$kotlin_home/bin/kotlinc" -jvm-target 17 -no-reflect \
+    -d "$out/classes" "${sources[@]}" 2>&1 | { grep -v '^warning: unable to find kotlin-stdlib' || true; }
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "run-tests.sh: the compile failed" >&2; exit 1; }
+  touch "$stamp"
+  echo "compiled in $(( $(date +%s) - started )) s"
+fi
+
+if [[ -z "${DEVICE_GATEWAY_BIN:-}" && -x "$here/../target/debug/device-gateway" ]]; then
+  export DEVICE_GATEWAY_BIN="$here/../target/debug/device-gateway"
+fi
+
+exec java -cp "$out/classes:$stdlib" nanomuse.device.protocol.RunTestsKt "$@"
