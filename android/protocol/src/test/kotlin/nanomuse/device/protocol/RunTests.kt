@@ -6,6 +6,7 @@ import kotlin.system.exitProcess
 fun main(args: Array<String>) {
     messageTests()
     dispatcherTests()
+    scriptTests()
     clientTests()
     realGatewayTests()
     val failed = TestKit.runAll(args.firstOrNull())
