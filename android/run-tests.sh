@@ -4,6 +4,9 @@
 # `kotlin-compiler`, cached under android/.kotlin/ (not committed).
 #
 #   android/run-tests.sh [FILTER]     FILTER: run only the cases whose name contains it
+#   android/run-tests.sh --phone URL DEVICE_ID TOKEN
+#                                     runs the client with a fake browser against a gateway
+#                                     (for the gateway's own tests: see FakePhone.kt)
 #
 # The real-gateway cases run when DEVICE_GATEWAY_BIN names the binary, or when
 # ../target/debug/device-gateway exists; otherwise they are skipped.
@@ -20,7 +23,7 @@ for tool in java npm; do
 done
 
 if [[ ! -x "$kotlin_home/bin/kotlinc" ]]; then
-  echo "fetching kotlin-compiler@$KOTLIN_VERSION from npm into ${cache#$here/}"
+  echo "fetching kotlin-compiler@$KOTLIN_VERSION from npm into ${cache#$here/}" >&2
   mkdir -p "$cache"
   npm install --prefix "$cache" --no-save --no-audit --no-fund --loglevel=error \
     "kotlin-compiler@$KOTLIN_VERSION" >/dev/null
@@ -47,11 +50,15 @@ if [[ ! -f "$stamp" || -n "$(find "${sources[@]}" -newer "$stamp" -name '*.kt' |
     -d "$out/classes" "${sources[@]}" 2>&1 | { grep -v '^warning: unable to find kotlin-stdlib' || true; }
   [[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "run-tests.sh: the compile failed" >&2; exit 1; }
   touch "$stamp"
-  echo "compiled in $(( $(date +%s) - started )) s"
+  echo "compiled in $(( $(date +%s) - started )) s" >&2
 fi
 
 if [[ -z "${DEVICE_GATEWAY_BIN:-}" && -x "$here/../target/debug/device-gateway" ]]; then
   export DEVICE_GATEWAY_BIN="$here/../target/debug/device-gateway"
 fi
 
+if [[ "${1:-}" == "--phone" ]]; then
+  shift
+  exec java -cp "$out/classes:$stdlib" nanomuse.device.protocol.FakePhone "$@"
+fi
 exec java -cp "$out/classes:$stdlib" nanomuse.device.protocol.RunTestsKt "$@"

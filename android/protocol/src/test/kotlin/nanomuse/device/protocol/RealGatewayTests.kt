@@ -21,9 +21,13 @@ private class RealGateway(binary: File) : AutoCloseable {
 
     init {
         Thread({
-            process.inputStream.bufferedReader().forEachLine {
-                output.append(it).append('\n')
-                lines.put(it)
+            try {
+                process.inputStream.bufferedReader().forEachLine {
+                    output.append(it).append('\n')
+                    lines.put(it)
+                }
+            } catch (e: java.io.IOException) {
+                // the gateway was stopped
             }
         }, "device-gateway-output").apply { isDaemon = true }.start()
         val deadline = System.nanoTime() + 20_000_000_000L
@@ -107,7 +111,7 @@ fun realGatewayTests() {
             assertEquals("pixel-real", welcome.deviceId)
             assertEquals(Protocol.MAX_MESSAGE_BYTES.toLong(), welcome.maxMessageBytes)
             assertEquals(Protocol.PING_INTERVAL_MS, welcome.pingIntervalMs)
-            assertEquals(DeviceClient.Status.CONNECTED, phone.status)
+            eventually(what = "the client connected") { phone.status == DeviceClient.Status.CONNECTED }
             phone.stop()
 
             RawSocket(gateway.url).use { raw ->
