@@ -1,0 +1,954 @@
+package nanomuse.android.browser
+
+import android.annotation.SuppressLint
+import android.app.Activity
+import android.content.Context
+import android.content.MutableContextWrapper
+import android.graphics.Bitmap
+import android.graphics.Rect
+import android.os.Environment
+import android.os.Handler
+import android.os.Looper
+import android.os.SystemClock
+import android.view.InputDevice
+import android.view.KeyCharacterMap
+import android.view.KeyEvent
+import android.view.MotionEvent
+import android.view.PixelCopy
+import android.view.View
+import android.view.ViewConfiguration
+import android.view.ViewGroup
+import android.webkit.CookieManager
+import android.webkit.GeolocationPermissions
+import android.webkit.JsPromptResult
+import android.webkit.JsResult
+import android.webkit.PermissionRequest
+import android.webkit.RenderProcessGoneDetail
+import android.webkit.URLUtil
+import android.webkit.WebChromeClient
+import android.webkit.WebResourceError
+import android.webkit.WebResourceRequest
+import android.webkit.WebResourceResponse
+import android.webkit.WebSettings
+import android.webkit.WebView
+import android.webkit.WebViewClient
+import android.widget.FrameLayout
+import androidx.webkit.WebViewCompat
+import androidx.webkit.WebViewFeature
+import nanomuse.device.protocol.BrowserEngine
+import nanomuse.device.protocol.BrowserException
+import nanomuse.device.protocol.ErrorCode
+import nanomuse.device.protocol.FetchRequest
+import nanomuse.device.protocol.FetchResponse
+import nanomuse.device.protocol.Header
+import nanomuse.device.protocol.Json
+import nanomuse.device.protocol.JsonException
+import nanomuse.device.protocol.Key
+import nanomuse.device.protocol.Navigation
+import nanomuse.device.protocol.PageInfo
+import nanomuse.device.protocol.Profile
+import nanomuse.device.protocol.Screenshot
+import nanomuse.device.protocol.Scripts
+import okhttp3.OkHttpClient
+import okhttp3.Request
+import okhttp3.RequestBody.Companion.toRequestBody
+import java.io.ByteArrayOutputStream
+import java.io.File
+import java.io.IOException
+import java.util.UUID
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.ExecutionException
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.TimeoutException
+import kotlin.math.roundToInt
+
+/**
+ * The fourteen ops on one offscreen WebView — the phone's "one tab" (spec: "How the phone's
+ * browser works"; facts: shared/notes/android.md).
+ *
+ * - The WebView lives in a [VirtualScreen]: a private virtual display whose frames go into an
+ *   ImageReader, with a Presentation window holding the view, so Chromium believes it is on
+ *   screen (rAF at 60/s, timers unthrottled, visibilityState visible). The latest frame is the
+ *   screenshot, scaled to CSS px. A device that refuses the display gets a [DrawnScreen].
+ * - Sizes: with `useWideViewPort = false` the CSS layout width is the view's width, so a
+ *   W×H CSS viewport is a view of W·d × H·d physical px, d = densityDpi / 160.
+ * - Taps are touch events (DOWN then UP, same downTime, SOURCE_TOUCHSCREEN, tool FINGER,
+ *   buttonState 0) at CSS px × devicePixelRatio × visualViewport.scale; typing goes through the
+ *   page's own value setter plus input/change events; Enter and the other named keys are key
+ *   events to the focused view; the soft keyboard is never relied on.
+ * - Cookies, third-party ones included, are on; CookieManager.flush() runs after every load
+ *   and every fetch; fetch sends CookieManager.getCookie(url) for the full URL, hop by hop.
+ * - The take-over ([showIn] / [returnOffscreen]) moves this same WebView into the sheet and
+ *   back: the view was made on a MutableContextWrapper, whose base context becomes the
+ *   Activity while on screen; removeView + addView in one main-thread turn, nothing reloads.
+ *   onPause()/pauseTimers() are never called: Chromium counts a paused view as hidden.
+ *
+ * Ops are called on the client's worker threads; each does its view work on the main thread
+ * and waits for it, bounded. The WebView is only touched on the main thread.
+ */
+class DeviceBrowser(context: Context) : BrowserEngine {
+    private val app: Context = context.applicationContext
+    private val main = Handler(Looper.getMainLooper())
+    private val density: Float = app.resources.displayMetrics.densityDpi / 160f
+    private val densityDpi: Int = app.resources.displayMetrics.densityDpi
+    private val http = OkHttpClient.Builder()
+        .followRedirects(false)
+        .followSslRedirects(false)
+        .callTimeout(FETCH_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .build()
+
+    /** The one page; null when closed. Set on the main thread, read anywhere. */
+    @Volatile private var page: Page? = null
+    @Volatile private var profile = Profile("", Profile.MOBILE_WIDTH, Profile.MOBILE_HEIGHT, true)
+    @Volatile private var userAgent = ""
+
+    // Main-thread state.
+    private var screen: OffscreenScreen? = null
+    /** The take-over sheet's container and its Activity, while the user has the page. */
+    private var sheet: ViewGroup? = null
+    private var sheetActivity: Activity? = null
+
+    /** A WebView and what its callbacks found out. */
+    private inner class Page(val context: MutableContextWrapper, val view: WebView) {
+        @Volatile var loading = false
+        @Volatile var gone = false
+        /** When the page last asked for anything over the network (shouldInterceptRequest). */
+        @Volatile var lastRequestNanos = System.nanoTime()
+        /** Results of scripts being evaluated, by their id (the bridge completes them). */
+        val evaluations = ConcurrentHashMap<String, CompletableFuture<String>>()
+        var bridge = false
+        // Main thread:
+        val waiters = mutableListOf<LoadWaiter>()
+        var mainStatus = 0
+        /** (url, description) of the last main-frame load error. */
+        var mainError: Pair<String, String>? = null
+        var lastUrl: String? = null
+    }
+
+    /** Someone waiting for a load ([target]: a navigation) or a history step ([history]). */
+    private class LoadWaiter(val target: String?, val history: Boolean) {
+        val result = CompletableFuture<LoadOutcome>()
+        /** onPageStarted came after the waiter: its onPageFinished is ours. */
+        var started = false
+    }
+
+    private sealed class LoadOutcome {
+        data class Loaded(val status: Int) : LoadOutcome()
+        data class Failed(val error: String) : LoadOutcome()
+        data class Downloaded(val name: String) : LoadOutcome()
+    }
+
+    // ---- the ops ----
+
+    override fun open(profile: Profile): PageInfo = onMain("open") {
+        val current = page?.takeIf { !it.gone }
+        val page = if (current == null) createPage(profile) else applyProfile(current, profile)
+        pageInfo(page)
+    }
+
+    override fun navigate(url: String, timeoutMs: Long): Navigation {
+        val page = needPage()
+        val waiter = onMain("navigate") {
+            expect(page, target = url, history = false).also { page.view.loadUrl(url) }
+        }
+        val outcome = await(waiter.result, timeoutMs) {
+            main.post { page.waiters.remove(waiter) }
+            BrowserException.timeout("navigation to $url timed out after $timeoutMs ms")
+        }
+        CookieManager.getInstance().flush()
+        return when (outcome) {
+            is LoadOutcome.Failed -> throw BrowserException.precondition("navigation to $url failed: ${outcome.error}")
+            is LoadOutcome.Downloaded -> Navigation(onMain("navigate") { pageInfo(page) }, 0, outcome.name)
+            is LoadOutcome.Loaded -> Navigation(onMain("navigate") { pageInfo(page) }, outcome.status, "")
+        }
+    }
+
+    override fun evaluate(js: String, argJson: String): String {
+        val message = runScript(needPage(), js, argJson, EVALUATE_TIMEOUT_MS, "evaluate")
+        val reply = try {
+            Json.parse(message) as? Map<*, *>
+        } catch (e: JsonException) {
+            null
+        } ?: throw BrowserException.internal("the page's bridge sent no result")
+        if (reply["ok"] == true) return reply["value"] as? String ?: "null"
+        throw BrowserException.precondition("the page raised an error: ${reply["error"] ?: "an exception"}")
+    }
+
+    override fun tap(x: Double, y: Double) {
+        val page = needPage()
+        val (width, height) = onMain("tap") { viewportCss(page) }
+        if (x >= width || y >= height) {
+            throw BrowserException.invalid("($x, $y) is outside the $width×$height viewport")
+        }
+        val viewport = viewport(page)
+        val px = ((x - viewport.left) * viewport.scale * viewport.dpr).toFloat()
+        val py = ((y - viewport.top) * viewport.scale * viewport.dpr).toFloat()
+        val done = CompletableFuture<Unit>()
+        onMain("tap") {
+            val downTime = SystemClock.uptimeMillis()
+            touch(page.view, downTime, downTime, MotionEvent.ACTION_DOWN, px, py)
+            // The UP a finger's moment later, with the same downTime: Chromium sees a tap.
+            main.postDelayed({
+                try {
+                    touch(page.view, downTime, SystemClock.uptimeMillis(), MotionEvent.ACTION_UP, px, py)
+                    done.complete(Unit)
+                } catch (e: RuntimeException) {
+                    done.completeExceptionally(e)
+                }
+            }, TAP_MS)
+        }
+        await(done, MAIN_TIMEOUT_MS) { BrowserException.timeout("tap timed out after $MAIN_TIMEOUT_MS ms") }
+    }
+
+    override fun type(text: String) {
+        val why = Json.parse(evaluate(Scripts.FILL_FOCUSED, Json.quote(text)))
+        if (why != null) throw BrowserException.precondition(why.toString())
+    }
+
+    override fun key(key: Key) {
+        val page = needPage()
+        val code = KEY_CODES[key.code]
+        if (code != null) {
+            onMain("key") { press(page.view, code) }
+            return
+        }
+        // One character: the virtual keyboard's key events for it, else insertText.
+        val sent = onMain("key") {
+            val events = KeyCharacterMap.load(KeyCharacterMap.VIRTUAL_KEYBOARD).getEvents(key.text.toCharArray())
+            if (events == null) {
+                false
+            } else {
+                page.view.requestFocus()
+                events.forEach { page.view.dispatchKeyEvent(it) }
+                true
+            }
+        }
+        if (!sent) {
+            val why = Json.parse(evaluate(Scripts.INSERT_TEXT, Json.quote(key.text)))
+            if (why != null) throw BrowserException.precondition(why.toString())
+        }
+    }
+
+    override fun scroll(dy: Double) {
+        val page = needPage()
+        val viewport = viewport(page)
+        // A wheel turn in the middle of the viewport, as the worker does: the element under it
+        // (the page or an inner scroller) scrolls as it would for a person.
+        val taken = onMain("scroll") {
+            val view = page.view
+            val factor = ViewConfiguration.get(view.context).scaledVerticalScrollFactor
+            val pixels = dy * viewport.dpr * viewport.scale
+            val coords = MotionEvent.PointerCoords().apply {
+                x = view.width / 2f
+                y = view.height / 2f
+                setAxisValue(MotionEvent.AXIS_VSCROLL, (-pixels / factor).toFloat())
+            }
+            val properties = MotionEvent.PointerProperties().apply {
+                id = 0
+                toolType = MotionEvent.TOOL_TYPE_MOUSE
+            }
+            val now = SystemClock.uptimeMillis()
+            val event = MotionEvent.obtain(
+                now, now, MotionEvent.ACTION_SCROLL, 1, arrayOf(properties), arrayOf(coords),
+                0, 0, 1f, 1f, 0, 0, InputDevice.SOURCE_MOUSE, 0,
+            )
+            try {
+                view.dispatchGenericMotionEvent(event)
+            } finally {
+                event.recycle()
+            }
+        }
+        if (!taken) evaluate(Scripts.SCROLL_BY, Json.write(dy))
+    }
+
+    override fun back(): PageInfo {
+        val page = needPage()
+        val waiter = onMain("back") {
+            if (!page.view.canGoBack()) {
+                throw BrowserException.precondition("there is no earlier page in this tab's history to go back to")
+            }
+            expect(page, target = null, history = true).also { page.view.goBack() }
+        }
+        val outcome = await(waiter.result, DEFAULT_TIMEOUT_MS) {
+            main.post { page.waiters.remove(waiter) }
+            BrowserException.timeout("going back timed out after $DEFAULT_TIMEOUT_MS ms")
+        }
+        CookieManager.getInstance().flush()
+        if (outcome is LoadOutcome.Failed) throw BrowserException.precondition("going back failed: ${outcome.error}")
+        return onMain("back") { pageInfo(page) }
+    }
+
+    /**
+     * Loaded, no request started for [QUIET_MS], and a frame drawn since (the worker's rule,
+     * with "no request started lately" for "none in flight": a WebView does not tell when a
+     * subresource ends).
+     */
+    override fun settle(timeoutMs: Long): Boolean {
+        val page = needPage()
+        val deadline = System.nanoTime() + timeoutMs * 1_000_000
+        while (true) {
+            val left = (deadline - System.nanoTime()) / 1_000_000
+            if (left <= 0) return false
+            if (page.loading) {
+                Thread.sleep(minOf(POLL_MS, left))
+                continue
+            }
+            val state = try {
+                val reply = Json.parse(runScript(page, Scripts.FRAME_DRAWN, "null", left, "settle")) as? Map<*, *>
+                (reply?.get("value") as? String)?.let { Json.parse(it) as? String }
+            } catch (e: BrowserException) {
+                if (e.code == ErrorCode.TIMEOUT) return false
+                if (e.code == ErrorCode.NOT_FOUND) throw e
+                null // a document being replaced draws no frames; look again
+            }
+            val quietSince = System.nanoTime() - QUIET_MS * 1_000_000
+            if (state == "complete" && !page.loading && page.lastRequestNanos < quietSince) return true
+            Thread.sleep(minOf(POLL_MS, maxOf(1, (deadline - System.nanoTime()) / 1_000_000)))
+        }
+    }
+
+    override fun screenshot(quality: Int): Screenshot {
+        val page = needPage()
+        val (frame, width, height) = capture(page)
+        try {
+            val scaled = if (frame.width == width && frame.height == height) frame
+            else Bitmap.createScaledBitmap(frame, width, height, true)
+            val out = ByteArrayOutputStream()
+            scaled.compress(Bitmap.CompressFormat.JPEG, quality, out)
+            if (scaled !== frame) scaled.recycle()
+            return Screenshot(out.toByteArray(), width, height)
+        } finally {
+            frame.recycle()
+        }
+    }
+
+    override fun state(): PageInfo {
+        val page = needPage()
+        return onMain("state") { pageInfo(page) }
+    }
+
+    /**
+     * An HTTP request with the WebView's cookies for its URL; the cookies the responses set go
+     * into the WebView's store. Redirects are followed here, hop by hop, so every hop's
+     * cookies are sent and kept (the worker's rule). Needs no open page.
+     */
+    override fun fetch(request: FetchRequest): FetchResponse {
+        val cookies = CookieManager.getInstance()
+        var url = request.url
+        var method = request.method
+        var body: ByteArray? = request.body
+        val agent = userAgent.ifEmpty { defaultUserAgent(profile.mobile) }
+        for (hop in 0..MAX_REDIRECTS) {
+            val builder = try {
+                Request.Builder().url(url)
+            } catch (e: IllegalArgumentException) {
+                throw BrowserException.invalid("$url is not a URL OkHttp can fetch: ${e.message}")
+            }
+            for (header in request.headers) builder.addHeader(header.name, header.value)
+            if (request.headers.none { it.name.equals("user-agent", ignoreCase = true) }) builder.header("User-Agent", agent)
+            cookies.getCookie(url)?.takeIf { it.isNotEmpty() }?.let { builder.header("Cookie", it) }
+            val requestBody = when (method) {
+                "GET", "HEAD" -> null
+                "POST", "PUT", "PATCH", "PROPPATCH", "REPORT" -> (body ?: ByteArray(0)).toRequestBody(null)
+                else -> body?.takeIf { it.isNotEmpty() }?.toRequestBody(null)
+            }
+            try {
+                builder.method(method, requestBody)
+            } catch (e: IllegalArgumentException) {
+                throw BrowserException.invalid("fetch cannot send $method: ${e.message}")
+            }
+            val response = try {
+                http.newCall(builder.build()).execute()
+            } catch (e: IOException) {
+                throw BrowserException.precondition("fetch of $url failed: ${e.message ?: e::class.java.simpleName}")
+            }
+            response.use {
+                for (setCookie in response.headers("Set-Cookie")) cookies.setCookie(url, setCookie)
+                cookies.flush()
+                val location = response.header("Location")
+                if (response.isRedirect && location != null) {
+                    val next = response.request.url.resolve(location)?.toString()
+                        ?: throw BrowserException.precondition("$url redirected to a bad location \"$location\"")
+                    if (!next.startsWith("http://") && !next.startsWith("https://")) {
+                        throw BrowserException.precondition("a redirect led to $next, which is not http or https")
+                    }
+                    url = next
+                    if (response.code in listOf(301, 302, 303) && method != "HEAD") {
+                        method = "GET"
+                        body = null
+                    }
+                    continue
+                }
+                val bytes = readLimited(response.body?.byteStream(), url)
+                return FetchResponse(response.code, response.headers.map { (name, value) -> Header(name, value) }, bytes, url)
+            }
+        }
+        throw BrowserException.precondition("${request.url} redirected more than $MAX_REDIRECTS times")
+    }
+
+    override fun profile(profile: Profile) {
+        val page = needPage()
+        onMain("profile") { applyProfile(page, profile) }
+    }
+
+    override fun close() {
+        val page = needPage()
+        onMain("close") { closePage(page, "the page was closed") }
+        CookieManager.getInstance().flush()
+    }
+
+    // ---- the take-over sheet ----
+
+    /**
+     * Moves the page into [container] (the take-over sheet) — the same WebView, nothing
+     * reloads; a page is made when none is open. Main thread.
+     */
+    fun showIn(container: ViewGroup, activity: Activity) {
+        val page = page?.takeIf { !it.gone } ?: createPage(profile)
+        if (page.view.parent === container) return
+        unplace(page.view)
+        page.context.baseContext = activity
+        sheet = container
+        sheetActivity = activity
+        container.addView(page.view, FrameLayout.LayoutParams(ViewGroup.LayoutParams.MATCH_PARENT, ViewGroup.LayoutParams.MATCH_PARENT))
+        page.view.requestFocus()
+    }
+
+    /** Moves the page from the sheet back to its offscreen screen. Main thread. */
+    fun returnOffscreen() {
+        val container = sheet ?: return
+        sheet = null
+        sheetActivity = null
+        val page = page ?: return
+        if (page.view.parent === container) container.removeView(page.view)
+        page.context.baseContext = app
+        page.view.clearFocus()
+        screenFor(profile).attach(page.view)
+    }
+
+    /** One step back in the page while it is in the sheet; false when there is none. Main thread. */
+    fun goBackOnScreen(): Boolean {
+        val view = page?.takeIf { !it.gone && it.view.parent === sheet }?.view ?: return false
+        if (!view.canGoBack()) return false
+        view.goBack()
+        return true
+    }
+
+    /** The page's URL, for the sheet's "open in the system browser". Main thread. */
+    fun currentUrl(): String? = page?.view?.url
+
+    /** Closes the page and frees the screen (the service is going). Main thread. */
+    fun release() {
+        page?.let { closePage(it, "the app is closing") }
+        screen?.release()
+        screen = null
+    }
+
+    // ---- the page ----
+
+    private fun needPage(): Page {
+        val page = page ?: throw BrowserException.notFound(BrowserException.NO_PAGE)
+        if (page.gone) throw BrowserException.unavailable("the page's renderer went away; it is being loaded again, try in a moment")
+        return page
+    }
+
+    /** Main thread. */
+    @SuppressLint("SetJavaScriptEnabled")
+    private fun createPage(profile: Profile): Page {
+        val context = MutableContextWrapper(sheetActivity ?: app)
+        val view = WebView(context)
+        val page = Page(context, view)
+        with(view.settings) {
+            javaScriptEnabled = true
+            domStorageEnabled = true
+            // One tab: window.open and target=_blank load in this view.
+            setSupportMultipleWindows(false)
+            javaScriptCanOpenWindowsAutomatically = false
+            // The CSS layout width is the view's width (see the class comment).
+            useWideViewPort = false
+            loadWithOverviewMode = false
+            builtInZoomControls = true // pinch-zoom for the user in the sheet
+            displayZoomControls = false
+            mixedContentMode = WebSettings.MIXED_CONTENT_COMPATIBILITY_MODE
+        }
+        CookieManager.getInstance().apply {
+            setAcceptCookie(true)
+            setAcceptThirdPartyCookies(view, true)
+        }
+        view.isFocusable = true
+        view.isFocusableInTouchMode = true
+        view.webViewClient = PageClient(page)
+        view.webChromeClient = ChromeClient(page)
+        view.setDownloadListener { url, _, disposition, mime, _ -> download(page, url, disposition, mime) }
+        if (WebViewFeature.isFeatureSupported(WebViewFeature.WEB_MESSAGE_LISTENER)) {
+            WebViewCompat.addWebMessageListener(view, Scripts.BRIDGE, setOf("*")) { _, message, _, isMainFrame, _ ->
+                if (isMainFrame) message.data?.let { bridged(page, it) }
+            }
+            page.bridge = true
+        }
+        this.page = page
+        applyProfile(page, profile, placed = false)
+        place(page)
+        return page
+    }
+
+    /** Main thread. Returns [page]. */
+    private fun applyProfile(page: Page, profile: Profile, placed: Boolean = true): Page {
+        val resized = placed && (profile.width != this.profile.width || profile.height != this.profile.height)
+        this.profile = profile
+        userAgent = profile.userAgent.ifEmpty { defaultUserAgent(profile.mobile) }
+        page.view.settings.userAgentString = userAgent
+        if (resized && page.view.parent !== sheet) {
+            // A Presentation cancels itself when its display's size changes: a new screen,
+            // the same WebView moved over.
+            unplace(page.view)
+            screenFor(profile).attach(page.view)
+        }
+        return page
+    }
+
+    /** Puts the page's view where it belongs now: the sheet, or the offscreen screen. */
+    private fun place(page: Page) {
+        val container = sheet
+        if (container != null) {
+            page.context.baseContext = sheetActivity ?: app
+            container.addView(page.view, FrameLayout.LayoutParams(ViewGroup.LayoutParams.MATCH_PARENT, ViewGroup.LayoutParams.MATCH_PARENT))
+        } else {
+            screenFor(profile).attach(page.view)
+        }
+    }
+
+    private fun unplace(view: WebView) {
+        screen?.detach(view)
+        (view.parent as? ViewGroup)?.removeView(view)
+    }
+
+    /**
+     * The offscreen screen for [profile]'s size: the current one when it fits (displays are
+     * few and reused: system_server has died past a few hundred), else a new one.
+     */
+    private fun screenFor(profile: Profile): OffscreenScreen {
+        val width = (profile.width * density).roundToInt()
+        val height = (profile.height * density).roundToInt()
+        screen?.let { if (it.widthPx == width && it.heightPx == height) return it }
+        screen?.release()
+        val made = try {
+            VirtualScreen(app, width, height, densityDpi)
+        } catch (e: RuntimeException) {
+            android.util.Log.w(TAG, "no virtual display (${e.message}); drawing the page by hand", e)
+            DrawnScreen(width, height)
+        }
+        screen = made
+        return made
+    }
+
+    /** Main thread. */
+    private fun closePage(page: Page, why: String) {
+        page.gone = true
+        fail(page, BrowserException.notFound("$why: open it again"))
+        unplace(page.view)
+        page.view.stopLoading()
+        page.view.destroy()
+        if (this.page === page) this.page = null
+    }
+
+    private fun fail(page: Page, error: BrowserException) {
+        page.waiters.forEach { it.result.completeExceptionally(error) }
+        page.waiters.clear()
+        page.evaluations.values.forEach { it.completeExceptionally(error) }
+        page.evaluations.clear()
+    }
+
+    /** Main thread. */
+    private fun pageInfo(page: Page): PageInfo {
+        val (width, height) = viewportCss(page)
+        return PageInfo(page.view.url ?: "about:blank", page.view.title ?: "", width, height, page.loading)
+    }
+
+    /** The CSS viewport: the profile's, or the sheet's while the user has the page. Main thread. */
+    private fun viewportCss(page: Page): Pair<Int, Int> {
+        val view = page.view
+        if (view.parent === sheet && view.width > 0 && view.height > 0) {
+            return (view.width / density).roundToInt() to (view.height / density).roundToInt()
+        }
+        return profile.width to profile.height
+    }
+
+    private class Viewport(val dpr: Double, val scale: Double, val left: Double, val top: Double)
+
+    /** devicePixelRatio and the visual viewport, read from the page. */
+    private fun viewport(page: Page): Viewport {
+        val result = CompletableFuture<String?>()
+        onMain("viewport") { page.view.evaluateJavascript("(${Scripts.VIEWPORT})()") { result.complete(it) } }
+        val text = await(result, MAIN_TIMEOUT_MS) { BrowserException.timeout("reading the viewport timed out after $MAIN_TIMEOUT_MS ms") }
+        val map = (try { Json.parse(text ?: "null") } catch (e: JsonException) { null }) as? Map<*, *>
+        fun number(name: String, default: Double, positive: Boolean) =
+            (map?.get(name) as? Number)?.toDouble()?.takeIf { it.isFinite() && (!positive || it > 0) } ?: default
+        return Viewport(
+            dpr = number("dpr", density.toDouble(), positive = true),
+            scale = number("scale", 1.0, positive = true),
+            left = number("left", 0.0, positive = false),
+            top = number("top", 0.0, positive = false),
+        )
+    }
+
+    /** Main thread: a waiter for the next load or history step. */
+    private fun expect(page: Page, target: String?, history: Boolean): LoadWaiter {
+        page.mainStatus = 0
+        page.mainError = null
+        return LoadWaiter(target, history).also { page.waiters += it }
+    }
+
+    /** Main thread. */
+    private fun complete(page: Page, outcome: LoadOutcome, which: (LoadWaiter) -> Boolean) {
+        val done = page.waiters.filter(which)
+        page.waiters.removeAll(done)
+        done.forEach { it.result.complete(outcome) }
+    }
+
+    /**
+     * Runs `(js)(arg)` through [Scripts.evaluate]; the result arrives through the bridge (or is
+     * polled for on a WebView without one). Returns the bridge's JSON message.
+     */
+    private fun runScript(page: Page, js: String, argJson: String, timeoutMs: Long, what: String): String {
+        val id = UUID.randomUUID().toString()
+        val result = CompletableFuture<String>()
+        page.evaluations[id] = result
+        try {
+            onMain(what) {
+                page.view.evaluateJavascript(Scripts.evaluate(js, argJson, id)) { started ->
+                    when {
+                        started == null || started == "null" -> result.completeExceptionally(
+                            BrowserException.precondition(
+                                "the page raised an error: the script did not run (js must be a function expression that parses), or the page was replaced meanwhile",
+                            ),
+                        )
+                        // Without a bridge the result waits in the page; with one, polling is
+                        // only the backstop (a frame the bridge was not put into).
+                        else -> poll(page, id, result, if (page.bridge) BRIDGE_BACKSTOP_MS else POLL_MS)
+                    }
+                }
+            }
+            return await(result, timeoutMs) { BrowserException.timeout("$what timed out after $timeoutMs ms") }
+        } finally {
+            page.evaluations.remove(id)
+        }
+    }
+
+    /** A message from the page's bridge (main thread). */
+    private fun bridged(page: Page, data: String) {
+        val id = ((try { Json.parse(data) } catch (e: JsonException) { null }) as? Map<*, *>)?.get("id") as? String ?: return
+        page.evaluations.remove(id)?.complete(data)
+    }
+
+    /** Asks the page for a result left there (no bridge) every [POLL_MS] until it is there. */
+    private fun poll(page: Page, id: String, result: CompletableFuture<String>, firstDelayMs: Long) {
+        main.postDelayed(object : Runnable {
+            override fun run() {
+                if (result.isDone || page.gone) return
+                page.view.evaluateJavascript(Scripts.poll(id)) { value ->
+                    val text = try {
+                        Json.parse(value ?: "null") as? String
+                    } catch (e: JsonException) {
+                        null
+                    }
+                    if (text != null) result.complete(text) else main.postDelayed(this, POLL_MS)
+                }
+            }
+        }, firstDelayMs)
+    }
+
+    private fun capture(page: Page): Triple<Bitmap, Int, Int> {
+        val onScreen = onMain("screenshot") { sheet != null && page.view.parent === sheet }
+        if (onScreen) return pixelCopy(page)
+        val (screen, size) = onMain("screenshot") { screen to viewportCss(page) }
+        val frame = screen?.frame(FIRST_FRAME_MS)
+            ?: throw BrowserException.unavailable("the phone's offscreen screen has drawn no frame of the page yet")
+        return Triple(frame, size.first, size.second)
+    }
+
+    /** The page in the sheet, copied from the Activity's window (API 26). */
+    private fun pixelCopy(page: Page): Triple<Bitmap, Int, Int> {
+        val copied = CompletableFuture<Bitmap>()
+        val size = onMain("screenshot") {
+            val view = page.view
+            val activity = sheetActivity ?: throw BrowserException.unavailable("the take-over sheet has no window")
+            if (view.width <= 0 || view.height <= 0) throw BrowserException.unavailable("the take-over sheet is not laid out yet")
+            val at = IntArray(2).also { view.getLocationInWindow(it) }
+            val bitmap = Bitmap.createBitmap(view.width, view.height, Bitmap.Config.ARGB_8888)
+            PixelCopy.request(
+                activity.window, Rect(at[0], at[1], at[0] + view.width, at[1] + view.height), bitmap,
+                { result ->
+                    if (result == PixelCopy.SUCCESS) {
+                        copied.complete(bitmap)
+                    } else {
+                        bitmap.recycle()
+                        copied.completeExceptionally(BrowserException.unavailable("the screen could not be copied (PixelCopy $result)"))
+                    }
+                },
+                main,
+            )
+            viewportCss(page)
+        }
+        val bitmap = await(copied, MAIN_TIMEOUT_MS) { BrowserException.timeout("screenshot timed out after $MAIN_TIMEOUT_MS ms") }
+        return Triple(bitmap, size.first, size.second)
+    }
+
+    private fun touch(view: View, downTime: Long, eventTime: Long, action: Int, x: Float, y: Float) {
+        val properties = MotionEvent.PointerProperties().apply {
+            id = 0
+            toolType = MotionEvent.TOOL_TYPE_FINGER
+        }
+        val coords = MotionEvent.PointerCoords().apply {
+            this.x = x
+            this.y = y
+            pressure = 1f
+            size = 1f
+        }
+        // buttonState 0: Chromium ignores mouse-tool DOWN/UP, and a finger has no buttons.
+        val event = MotionEvent.obtain(
+            downTime, eventTime, action, 1, arrayOf(properties), arrayOf(coords),
+            0, 0, 1f, 1f, 0, 0, InputDevice.SOURCE_TOUCHSCREEN, 0,
+        )
+        try {
+            view.dispatchTouchEvent(event)
+        } finally {
+            event.recycle()
+        }
+    }
+
+    private fun press(view: View, code: Int) {
+        view.requestFocus()
+        val now = SystemClock.uptimeMillis()
+        view.dispatchKeyEvent(KeyEvent(now, now, KeyEvent.ACTION_DOWN, code, 0))
+        view.dispatchKeyEvent(KeyEvent(now, SystemClock.uptimeMillis(), KeyEvent.ACTION_UP, code, 0))
+    }
+
+    /**
+     * A download the page started (a navigation that turned out to be a file, or a tap on a
+     * link): DownloadListener only reports it, so the app fetches it itself with the
+     * WebView's cookies and keeps it in its downloads folder. The navigation waiting for it
+     * gets the file's name. Main thread.
+     */
+    private fun download(page: Page, url: String, disposition: String?, mime: String?) {
+        val waiting = page.waiters.toList()
+        page.loading = false
+        Thread({
+            val outcome = try {
+                LoadOutcome.Downloaded(fetchToFile(url, disposition, mime))
+            } catch (e: Exception) {
+                LoadOutcome.Failed("the download of $url failed: ${e.message ?: e::class.java.simpleName}")
+            }
+            main.post { complete(page, outcome) { it in waiting } }
+        }, "nanomuse-download").start()
+    }
+
+    private fun fetchToFile(url: String, disposition: String?, mime: String?): String {
+        if (!url.startsWith("http://") && !url.startsWith("https://")) {
+            throw IOException("${url.substringBefore(':')}: downloads cannot be fetched by the phone")
+        }
+        val dir = (app.getExternalFilesDir(Environment.DIRECTORY_DOWNLOADS) ?: File(app.filesDir, "downloads")).apply { mkdirs() }
+        val name = URLUtil.guessFileName(url, disposition, mime).replace('/', '_')
+        var file = File(dir, name)
+        var n = 1
+        while (file.exists()) file = File(dir, "${name.substringBeforeLast('.')} ($n)${name.substringAfterLast('.', "").let { if (it.isEmpty()) "" else ".$it" }}").also { n++ }
+        val cookies = CookieManager.getInstance()
+        val request = Request.Builder().url(url).header("User-Agent", userAgent.ifEmpty { defaultUserAgent(true) }).apply {
+            cookies.getCookie(url)?.takeIf { it.isNotEmpty() }?.let { header("Cookie", it) }
+        }.build()
+        http.newBuilder().followRedirects(true).followSslRedirects(true).callTimeout(0, TimeUnit.MILLISECONDS).build()
+            .newCall(request).execute().use { response ->
+                for (setCookie in response.headers("Set-Cookie")) cookies.setCookie(url, setCookie)
+                cookies.flush()
+                if (!response.isSuccessful) throw IOException("HTTP ${response.code}")
+                val body = response.body ?: throw IOException("no body")
+                file.outputStream().use { body.byteStream().copyTo(it) }
+            }
+        return file.name
+    }
+
+    private fun readLimited(stream: java.io.InputStream?, url: String): ByteArray {
+        if (stream == null) return ByteArray(0)
+        val out = ByteArrayOutputStream()
+        val buffer = ByteArray(64 * 1024)
+        while (true) {
+            val n = stream.read(buffer)
+            if (n < 0) return out.toByteArray()
+            if (out.size() + n > MAX_FETCH_BYTES) {
+                throw BrowserException.exhausted("the response of $url is larger than $MAX_FETCH_BYTES bytes, the phone's fetch limit")
+            }
+            out.write(buffer, 0, n)
+        }
+    }
+
+    /** The WebView's own user agent for a phone (it says `; wv)`: no spoofing); a desktop one built from its Chrome version. */
+    private fun defaultUserAgent(mobile: Boolean): String {
+        val own = WebSettings.getDefaultUserAgent(app)
+        if (mobile) return own
+        val chrome = Regex("Chrome/(\\d+)").find(own)?.groupValues?.get(1) ?: "120"
+        return "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/$chrome.0.0.0 Safari/537.36"
+    }
+
+    // ---- the WebView's callbacks (main thread) ----
+
+    private inner class PageClient(private val page: Page) : WebViewClient() {
+        override fun shouldOverrideUrlLoading(view: WebView, request: WebResourceRequest): Boolean {
+            // Other apps' links (intent:, market:, tel:…) are not followed from the offscreen tab.
+            val scheme = request.url.scheme?.lowercase()
+            return scheme !in setOf("http", "https", "about", "data", "blob", "javascript")
+        }
+
+        override fun shouldInterceptRequest(view: WebView, request: WebResourceRequest): WebResourceResponse? {
+            page.lastRequestNanos = System.nanoTime() // on a network thread; nothing is intercepted
+            return null
+        }
+
+        override fun onPageStarted(view: WebView, url: String, favicon: Bitmap?) {
+            page.loading = true
+            page.lastRequestNanos = System.nanoTime()
+            page.waiters.forEach { it.started = true }
+        }
+
+        override fun onReceivedHttpError(view: WebView, request: WebResourceRequest, response: WebResourceResponse) {
+            if (request.isForMainFrame) page.mainStatus = response.statusCode
+        }
+
+        override fun onReceivedError(view: WebView, request: WebResourceRequest, error: WebResourceError) {
+            if (request.isForMainFrame) page.mainError = request.url.toString() to error.description.toString()
+        }
+
+        /** Fires on errors too, and may fire more than once: only waiters whose load started take it. */
+        override fun onPageFinished(view: WebView, url: String) {
+            page.lastUrl = url
+            page.loading = false
+            CookieManager.getInstance().flush()
+            val error = page.mainError?.takeIf { it.first == url }?.second
+            val outcome = if (error != null) LoadOutcome.Failed(error) else LoadOutcome.Loaded(page.mainStatus.takeIf { it != 0 } ?: 200)
+            complete(page, outcome) { it.started }
+        }
+
+        /** Same-document navigations (a #fragment, pushState, a back within the page) load nothing. */
+        override fun doUpdateVisitedHistory(view: WebView, url: String, isReload: Boolean) {
+            page.lastUrl = url
+            main.postDelayed({
+                if (!page.loading) {
+                    complete(page, LoadOutcome.Loaded(0)) { it.history || (!it.started && it.target?.trimEnd('/') == url.trimEnd('/')) }
+                }
+            }, HISTORY_SETTLE_MS)
+        }
+
+        /** The renderer died: the view is unusable; a new one loads the last URL. Return true or the app dies. */
+        override fun onRenderProcessGone(view: WebView, detail: RenderProcessGoneDetail): Boolean {
+            if (page.view !== view || page.gone) return true
+            val why = if (detail.didCrash()) "crashed" else "was stopped by the system to free memory"
+            page.gone = true
+            fail(page, BrowserException.unavailable("the page's renderer $why; the page is being loaded again"))
+            val url = page.lastUrl
+            main.post {
+                unplace(view)
+                view.destroy()
+                if (this@DeviceBrowser.page === page) {
+                    this@DeviceBrowser.page = null
+                    val fresh = createPage(profile)
+                    if (url != null && (url.startsWith("http://") || url.startsWith("https://"))) fresh.view.loadUrl(url)
+                }
+            }
+            return true
+        }
+    }
+
+    private inner class ChromeClient(private val page: Page) : WebChromeClient() {
+        /** On screen (the sheet, an Activity's context) the WebView shows its own dialogs; offscreen none may open. */
+        private fun onScreen() = sheet != null && page.view.parent === sheet
+
+        override fun onJsAlert(view: WebView, url: String, message: String, result: JsResult): Boolean {
+            if (onScreen()) return false
+            result.confirm()
+            return true
+        }
+
+        override fun onJsConfirm(view: WebView, url: String, message: String, result: JsResult): Boolean {
+            if (onScreen()) return false
+            result.confirm()
+            return true
+        }
+
+        override fun onJsPrompt(view: WebView, url: String, message: String, defaultValue: String?, result: JsPromptResult): Boolean {
+            if (onScreen()) return false
+            result.confirm(defaultValue ?: "")
+            return true
+        }
+
+        override fun onJsBeforeUnload(view: WebView, url: String, message: String, result: JsResult): Boolean {
+            if (onScreen()) return false
+            result.confirm()
+            return true
+        }
+
+        override fun onPermissionRequest(request: PermissionRequest) = request.deny()
+
+        override fun onGeolocationPermissionsShowPrompt(origin: String, callback: GeolocationPermissions.Callback) =
+            callback.invoke(origin, false, false)
+    }
+
+    // ---- threads ----
+
+    /** Runs [block] on the main thread and waits for it, at most [timeoutMs]. */
+    private fun <T> onMain(what: String, timeoutMs: Long = MAIN_TIMEOUT_MS, block: () -> T): T {
+        if (Looper.myLooper() == Looper.getMainLooper()) return block()
+        val future = CompletableFuture<T>()
+        main.post {
+            try {
+                future.complete(block())
+            } catch (t: Throwable) {
+                future.completeExceptionally(t)
+            }
+        }
+        return await(future, timeoutMs) { BrowserException.timeout("$what: the phone's main thread did not answer within $timeoutMs ms") }
+    }
+
+    private fun <T> await(future: CompletableFuture<T>, timeoutMs: Long, timedOut: () -> BrowserException): T =
+        try {
+            future.get(maxOf(timeoutMs, 1), TimeUnit.MILLISECONDS)
+        } catch (e: TimeoutException) {
+            throw timedOut()
+        } catch (e: ExecutionException) {
+            throw e.cause ?: e
+        }
+
+    companion object {
+        private const val TAG = "nanomuse.browser"
+        private const val MAIN_TIMEOUT_MS = 10_000L
+        private const val EVALUATE_TIMEOUT_MS = 30_000L
+        private const val DEFAULT_TIMEOUT_MS = 30_000L
+        private const val FETCH_TIMEOUT_MS = 60_000L
+        private const val FIRST_FRAME_MS = 2_000L
+        private const val TAP_MS = 50L
+        private const val POLL_MS = 100L
+        private const val QUIET_MS = 500L
+        private const val HISTORY_SETTLE_MS = 100L
+        private const val BRIDGE_BACKSTOP_MS = 1_000L
+        private const val MAX_REDIRECTS = 20
+        /** Base64 inside a 16 MiB message leaves room for about 12 MiB. */
+        private const val MAX_FETCH_BYTES = 10 * 1024 * 1024
+
+        /** The named keys' Android key codes, by their DOM code. */
+        private val KEY_CODES = mapOf(
+            "Enter" to KeyEvent.KEYCODE_ENTER,
+            "Tab" to KeyEvent.KEYCODE_TAB,
+            "Escape" to KeyEvent.KEYCODE_ESCAPE,
+            "Backspace" to KeyEvent.KEYCODE_DEL,
+            "Delete" to KeyEvent.KEYCODE_FORWARD_DEL,
+            "ArrowUp" to KeyEvent.KEYCODE_DPAD_UP,
+            "ArrowDown" to KeyEvent.KEYCODE_DPAD_DOWN,
+            "ArrowLeft" to KeyEvent.KEYCODE_DPAD_LEFT,
+            "ArrowRight" to KeyEvent.KEYCODE_DPAD_RIGHT,
+            "Home" to KeyEvent.KEYCODE_MOVE_HOME,
+            "End" to KeyEvent.KEYCODE_MOVE_END,
+            "PageUp" to KeyEvent.KEYCODE_PAGE_UP,
+            "PageDown" to KeyEvent.KEYCODE_PAGE_DOWN,
+            "Space" to KeyEvent.KEYCODE_SPACE,
+        )
+    }
+}
