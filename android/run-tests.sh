@@ -37,18 +37,26 @@ if grep -rlE '^import (android|androidx|java\.net\.http)\.' protocol/src/main; t
 fi
 
 out="$here/.kotlin/build"
-sources=(protocol/src/main/kotlin protocol/src/jdk/kotlin protocol/src/test/kotlin)
+# One compile of everything: the protocol with its JVM socket and tests, and the Android app's
+# sources type-checked against stubs/ (hand-written signatures of the Android, AndroidX and
+# OkHttp APIs the app uses; there is no Android SDK here). Only the protocol's tests run.
+sources=(protocol/src/main/kotlin protocol/src/jdk/kotlin protocol/src/test/kotlin
+         app/src/main/kotlin stubs/kotlin stubs/java)
 stamp="$out/.stamp"
-# One compile; skipped when no source changed since the last one.
-if [[ ! -f "$stamp" || -n "$(find "${sources[@]}" -newer "$stamp" -name '*.kt' | head -1)" ]]; then
+# Skipped when no source changed since the last compile.
+if [[ ! -f "$stamp" || -n "$(find "${sources[@]}" -newer "$stamp" \( -name '*.kt' -o -name '*.java' \) | head -1)" \
+      || "$0" -nt "$stamp" ]]; then
   rm -rf "$out/classes"
   mkdir -p "$out/classes"
   started=$(date +%s)
   # C1 only and the serial collector: kotlinc is a short-lived JVM, and this roughly thirds
   # its CPU time on a 2-core machine.
-  JAVA_OPTS="${JAVA_OPTS:--Xss4m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC}" "$kotlin_home/bin/kotlinc" -jvm-target 17 -no-reflect \
-    -d "$out/classes" "${sources[@]}" 2>&1 | { grep -v '^warning: unable to find kotlin-stdlib' || true; }
-  [[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "run-tests.sh: the compile failed" >&2; exit 1; }
+  if ! JAVA_OPTS="${JAVA_OPTS:--Xss4m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC}" \
+      "$kotlin_home/bin/kotlinc" -jvm-target 17 -no-reflect -d "$out/classes" "${sources[@]}" 2>&1 \
+      | { grep -v '^warning: unable to find kotlin-stdlib' || true; }; then
+    echo "run-tests.sh: the compile failed" >&2
+    exit 1
+  fi
   touch "$stamp"
   echo "compiled in $(( $(date +%s) - started )) s" >&2
 fi

@@ -75,6 +75,7 @@ class VirtualScreen(
     private val presentation: Presentation
     private val container = FrameLayout(context)
 
+    @Suppress("PLATFORM_CLASS_MAPPED_TO_KOTLIN") // for wait/notifyAll
     private val lock = Object()
     /** The frame as it came (rowStride/4 wide), reused between frames. */
     private var wide: Bitmap? = null

@@ -1,0 +1,5 @@
+package android.annotation;
+
+public @interface SuppressLint {
+    String[] value();
+}

@@ -1,0 +1,5 @@
+package android.app;
+
+public final class NotificationChannel {
+    public NotificationChannel(String id, CharSequence name, int importance) {}
+}

@@ -1,0 +1,5 @@
+package android.content;
+
+public class ComponentName {
+
+}

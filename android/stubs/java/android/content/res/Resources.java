@@ -1,0 +1,5 @@
+package android.content.res;
+
+public class Resources {
+    public native android.util.DisplayMetrics getDisplayMetrics();
+}

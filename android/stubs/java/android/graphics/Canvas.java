@@ -1,0 +1,6 @@
+package android.graphics;
+
+public class Canvas {
+    public Canvas(Bitmap bitmap) {}
+    public native void drawBitmap(Bitmap bitmap, float left, float top, Paint paint);
+}

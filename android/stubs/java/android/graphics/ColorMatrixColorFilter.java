@@ -1,0 +1,5 @@
+package android.graphics;
+
+public class ColorMatrixColorFilter extends ColorFilter {
+    public ColorMatrixColorFilter(ColorMatrix matrix) {}
+}

@@ -1,0 +1,7 @@
+package android.graphics;
+
+public class Paint {
+    public Paint() {}
+    public native ColorFilter setColorFilter(ColorFilter filter);
+    public native ColorFilter getColorFilter();
+}

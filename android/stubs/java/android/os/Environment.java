@@ -1,0 +1,5 @@
+package android.os;
+
+public class Environment {
+    public static String DIRECTORY_DOWNLOADS = "Download";
+}

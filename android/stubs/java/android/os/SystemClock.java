@@ -1,0 +1,5 @@
+package android.os;
+
+public final class SystemClock {
+    public static native long uptimeMillis();
+}

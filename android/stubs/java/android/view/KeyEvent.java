@@ -1,0 +1,21 @@
+package android.view;
+
+public class KeyEvent {
+    public static final int ACTION_DOWN = 0;
+    public static final int ACTION_UP = 1;
+    public static final int KEYCODE_ENTER = 66;
+    public static final int KEYCODE_TAB = 61;
+    public static final int KEYCODE_ESCAPE = 111;
+    public static final int KEYCODE_DEL = 67;
+    public static final int KEYCODE_FORWARD_DEL = 112;
+    public static final int KEYCODE_DPAD_UP = 19;
+    public static final int KEYCODE_DPAD_DOWN = 20;
+    public static final int KEYCODE_DPAD_LEFT = 21;
+    public static final int KEYCODE_DPAD_RIGHT = 22;
+    public static final int KEYCODE_MOVE_HOME = 122;
+    public static final int KEYCODE_MOVE_END = 123;
+    public static final int KEYCODE_PAGE_UP = 92;
+    public static final int KEYCODE_PAGE_DOWN = 93;
+    public static final int KEYCODE_SPACE = 62;
+    public KeyEvent(long downTime, long eventTime, int action, int code, int repeat) {}
+}

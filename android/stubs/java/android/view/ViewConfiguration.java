@@ -1,0 +1,6 @@
+package android.view;
+
+public class ViewConfiguration {
+    public static native ViewConfiguration get(android.content.Context context);
+    public native float getScaledVerticalScrollFactor();
+}

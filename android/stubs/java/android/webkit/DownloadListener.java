@@ -1,0 +1,5 @@
+package android.webkit;
+
+public interface DownloadListener {
+    void onDownloadStart(String url, String userAgent, String contentDisposition, String mimetype, long contentLength);
+}

@@ -1,0 +1,5 @@
+package android.webkit;
+
+public class GeolocationPermissions {
+    public interface Callback { void invoke(String origin, boolean allow, boolean retain); }
+}

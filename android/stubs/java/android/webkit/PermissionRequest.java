@@ -1,0 +1,5 @@
+package android.webkit;
+
+public abstract class PermissionRequest {
+    public abstract void deny();
+}

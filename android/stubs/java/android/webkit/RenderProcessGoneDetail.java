@@ -1,0 +1,5 @@
+package android.webkit;
+
+public abstract class RenderProcessGoneDetail {
+    public abstract boolean didCrash();
+}

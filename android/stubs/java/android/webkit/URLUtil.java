@@ -1,0 +1,5 @@
+package android.webkit;
+
+public final class URLUtil {
+    public static final native String guessFileName(String url, String contentDisposition, String mimeType);
+}

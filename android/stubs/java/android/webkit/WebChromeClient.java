@@ -1,0 +1,10 @@
+package android.webkit;
+
+public class WebChromeClient {
+    public boolean onJsAlert(WebView view, String url, String message, JsResult result) { return false; }
+    public boolean onJsConfirm(WebView view, String url, String message, JsResult result) { return false; }
+    public boolean onJsPrompt(WebView view, String url, String message, String defaultValue, JsPromptResult result) { return false; }
+    public boolean onJsBeforeUnload(WebView view, String url, String message, JsResult result) { return false; }
+    public void onPermissionRequest(PermissionRequest request) {}
+    public void onGeolocationPermissionsShowPrompt(String origin, GeolocationPermissions.Callback callback) {}
+}

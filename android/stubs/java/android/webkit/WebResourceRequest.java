@@ -1,0 +1,6 @@
+package android.webkit;
+
+public interface WebResourceRequest {
+    android.net.Uri getUrl();
+    boolean isForMainFrame();
+}

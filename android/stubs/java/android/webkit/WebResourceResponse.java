@@ -1,0 +1,5 @@
+package android.webkit;
+
+public class WebResourceResponse {
+    public native int getStatusCode();
+}

@@ -1,0 +1,5 @@
+package androidx.webkit;
+
+public abstract class JavaScriptReplyProxy {
+    public abstract void postMessage(String message);
+}

@@ -1,0 +1,5 @@
+package androidx.webkit;
+
+public class WebMessageCompat {
+    public native String getData();
+}

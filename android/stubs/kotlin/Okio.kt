@@ -1,0 +1,5 @@
+@file:Suppress("unused")
+
+package okio
+
+open class ByteString private constructor()
