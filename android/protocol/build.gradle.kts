@@ -7,11 +7,7 @@ plugins {
 
 kotlin {
     jvmToolchain(17)
-    sourceSets {
-        test {
-            kotlin.srcDir("src/jdk/kotlin")
-        }
-    }
+    sourceSets.getByName("test").kotlin.srcDir("src/jdk/kotlin")
 }
 
 // The tests have their own small runner (RunTests.kt), not JUnit.
