@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The project's test command: checks its system packages, then format, lints and every test
-# (unit and end to end, against real Chromium).
+# (unit and end to end, against real Chromium; the phone's protocol code on the JVM, against
+# the real gateway).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/local/ensure-chromium.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+# The gateway binary first: the phone's tests run against it.
+cargo build --workspace --bins --quiet
+android/run-tests.sh
 cargo test --workspace

@@ -248,7 +248,12 @@ impl Controller {
         let key = (tenant.to_string(), request.thread.clone());
         let in_order = self.thread_lock(&key).lock_owned().await;
         let record = self
-            .thread(tenant, &request.thread, &request.workspace, &request.backend)
+            .thread(
+                tenant,
+                &request.thread,
+                &request.workspace,
+                &request.backend,
+            )
             .await?;
         if let Action::HandOver(hand_over) = &action {
             return actions::hand_over::run(&self.holds, tenant, &request.thread, hand_over).await;

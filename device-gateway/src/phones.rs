@@ -27,8 +27,9 @@ pub struct Phone {
     pending: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
     next_id: AtomicU64,
     max_pending: usize,
-    /// The thread whose page the phone shows (the last one that used its browser).
-    last_thread: Mutex<Option<String>>,
+    /// The thread whose page the phone shows (the last one that used its browser); shared by
+    /// the phone's connections, so an event sent right after a reconnect still finds it.
+    last_thread: Arc<Mutex<Option<String>>>,
     /// Cancelled when the connection must end (replaced, or the gateway stops).
     pub closed: CancellationToken,
 }
@@ -125,6 +126,8 @@ impl Phone {
 /// Every connected phone, by tenant, most recent last.
 pub struct Phones {
     by_tenant: Mutex<HashMap<String, Vec<Arc<Phone>>>>,
+    /// (tenant, device id) → the thread the phone's page belongs to, kept across connections.
+    last_threads: Mutex<HashMap<(String, String), Arc<Mutex<Option<String>>>>>,
     events: broadcast::Sender<DeviceEvent>,
     next_connection: AtomicU64,
 }
@@ -133,6 +136,7 @@ impl Default for Phones {
     fn default() -> Self {
         Self {
             by_tenant: Mutex::default(),
+            last_threads: Mutex::default(),
             events: broadcast::channel(256).0,
             next_connection: AtomicU64::new(1),
         }
@@ -169,7 +173,13 @@ impl Phones {
             pending: Mutex::default(),
             next_id: AtomicU64::new(1),
             max_pending,
-            last_thread: Mutex::default(),
+            last_thread: self
+                .last_threads
+                .lock()
+                .unwrap()
+                .entry((tenant.to_string(), device_id.to_string()))
+                .or_default()
+                .clone(),
             closed: CancellationToken::new(),
         });
         let replaced = {
@@ -185,10 +195,6 @@ impl Phones {
             replaced
         };
         for old in replaced {
-            // The new connection carries the thread on; a take-over on the phone still finds it.
-            if let Some(thread) = old.last_thread() {
-                *phone.last_thread.lock().unwrap() = Some(thread);
-            }
             old.fail_pending();
             old.closed.cancel();
             tracing::info!(
@@ -302,6 +308,11 @@ mod tests {
         phones.disconnect(&old);
         assert!(phones.browser_of("acme").is_some());
         assert!(phones.browser_of("other").is_none());
+        // Gone and back: the phone's page still belongs to the thread.
+        phones.disconnect(&new);
+        let (out, _in) = mpsc::channel(8);
+        let back = phones.connect("acme", "pixel", true, out, 4);
+        assert_eq!(back.last_thread().as_deref(), Some("t"));
     }
 
     #[tokio::test]
