@@ -15,6 +15,9 @@ use crate::protocol::{DeviceRequest, DeviceResult, Message, Trace};
 
 type Answer = Result<Value, BackendError>;
 
+/// The thread a phone's page belongs to, shared by the phone's connections.
+type SharedThread = Arc<Mutex<Option<String>>>;
+
 /// One connected phone.
 pub struct Phone {
     pub tenant: String,
@@ -29,7 +32,7 @@ pub struct Phone {
     max_pending: usize,
     /// The thread whose page the phone shows (the last one that used its browser); shared by
     /// the phone's connections, so an event sent right after a reconnect still finds it.
-    last_thread: Arc<Mutex<Option<String>>>,
+    last_thread: SharedThread,
     /// Cancelled when the connection must end (replaced, or the gateway stops).
     pub closed: CancellationToken,
 }
@@ -127,7 +130,7 @@ impl Phone {
 pub struct Phones {
     by_tenant: Mutex<HashMap<String, Vec<Arc<Phone>>>>,
     /// (tenant, device id) → the thread the phone's page belongs to, kept across connections.
-    last_threads: Mutex<HashMap<(String, String), Arc<Mutex<Option<String>>>>>,
+    last_threads: Mutex<HashMap<(String, String), SharedThread>>,
     events: broadcast::Sender<DeviceEvent>,
     next_connection: AtomicU64,
 }
