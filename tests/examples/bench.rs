@@ -410,6 +410,7 @@ async fn main() {
             thread: thread.clone(),
             workspace: "bench".into(),
             action: Some(action),
+            ..Default::default()
         };
         let mut frames = tool
             .clone()
@@ -488,6 +489,7 @@ async fn main() {
                         action: Some(Action::Navigate(NavigateAction {
                             url: format!("{site}/page"),
                         })),
+                        ..Default::default()
                     };
                     let at = Instant::now();
                     match tokio::time::timeout(Duration::from_secs(10), tool.act(request)).await {
