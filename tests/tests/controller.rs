@@ -58,6 +58,7 @@ fn act(thread: &str, workspace: &str, action: Action) -> ActRequest {
         thread: thread.into(),
         workspace: workspace.into(),
         action: Some(action),
+        ..Default::default()
     }
 }
 
