@@ -40,6 +40,15 @@ impl Devices {
         self.by_tenant.lock().unwrap().get(tenant)?.last().cloned()
     }
 
+    /// The ids of the tenant's phones with a browser.
+    pub fn of(&self, tenant: &str) -> Vec<String> {
+        let by_tenant = self.by_tenant.lock().unwrap();
+        by_tenant
+            .get(tenant)
+            .map(|phones| phones.iter().map(|p| p.device_id.clone()).collect())
+            .unwrap_or_default()
+    }
+
     fn connected(&self, tenant: &str, phone: Phone) {
         let mut by_tenant = self.by_tenant.lock().unwrap();
         let phones = by_tenant.entry(tenant.to_string()).or_default();

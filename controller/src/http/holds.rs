@@ -11,7 +11,8 @@ use super::{ApiResult, Body, Caller, FrameView, Http, State};
 use crate::error::ControllerError;
 use crate::holds::OpenedBy;
 
-/// `GET /api/state`: the open holds, and the threads with their latest frame.
+/// `GET /api/state`: the open holds, the threads with their latest frame, and the phones with
+/// a browser connected now.
 pub async fn state(State(http): Http, Caller(tenant): Caller) -> ApiResult<Json<Value>> {
     let controller = &http.controller;
     let store = controller.store();
@@ -23,11 +24,15 @@ pub async fn state(State(http): Http, Caller(tenant): Caller) -> ApiResult<Json<
             "thread": thread,
             "workspace": record.workspace,
             "profile": if record.profile.mobile { "mobile" } else { "desktop" },
+            "backend": record.backend,
             "hold": holds.iter().find(|h| h.thread == thread).map(|h| &h.id),
             "frame": frame.as_ref().map(FrameView::from),
         }));
     }
-    Ok(Json(json!({"holds": holds, "threads": threads})))
+    let devices = controller.devices.of(&tenant);
+    Ok(Json(
+        json!({"holds": holds, "threads": threads, "devices": devices}),
+    ))
 }
 
 #[derive(Deserialize)]
