@@ -8,6 +8,7 @@ pub mod config;
 pub mod ops;
 pub mod phones;
 pub mod protocol;
+pub mod reference;
 mod socket;
 mod watch;
 
