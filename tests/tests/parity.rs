@@ -1,0 +1,445 @@
+//! The same tool on both backends: one scenario runs through the controller once on a worker
+//! and once on the reference device behind the gateway (a phone played by headless Chromium),
+//! and what the agent sees agrees — the same numbered elements, the same page states, frames of
+//! the profile's size, fetch with the page's cookies, hand-over and Done (from the phone on
+//! the phone's side). Then the routing: auto, device and playwright.
+
+mod support;
+
+use std::time::Duration;
+
+use nanomuse_device_gateway::GatewayConfig;
+use nanomuse_device_gateway::reference::{self, ReferenceConfig, ReferenceDevice};
+use nanomuse_proto::act_request::Action;
+use nanomuse_proto::browser_tool_client::BrowserToolClient;
+use nanomuse_proto::*;
+use serde_json::{Value, json};
+use support::*;
+use tokio_util::sync::CancellationToken;
+use tonic::transport::Channel;
+
+const TOKEN: &str = "device-token-of-local-001";
+const DEVICE: &str = "reference-phone";
+
+/// Controller + worker `w1` + gateway + the reference device, and the test site.
+struct System {
+    site: std::net::SocketAddr,
+    controller: ControllerProcess,
+    worker: Worker,
+    gateway_shutdown: CancellationToken,
+    gateway: tokio::task::JoinHandle<anyhow::Result<()>>,
+    device: Option<ReferenceDevice>,
+    http: reqwest::Client,
+    _dir: tempfile::TempDir,
+}
+
+impl System {
+    async fn start() -> Self {
+        logs();
+        let site = serve_site().await;
+        let dir = tempfile::tempdir().unwrap();
+
+        let mut gateway_config = GatewayConfig::default();
+        // The embedded controller has no tokens: its one tenant is "local".
+        gateway_config
+            .device_tokens
+            .insert(TOKEN.into(), "local".into());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let gateway_address = listener.local_addr().unwrap();
+        let gateway_shutdown = CancellationToken::new();
+        let gateway = tokio::spawn(nanomuse_device_gateway::run(
+            gateway_config,
+            listener,
+            gateway_shutdown.clone(),
+        ));
+
+        let mut config = controller_config(&dir.path().join("controller"));
+        config.controller.gateways = vec![format!("http://{gateway_address}")];
+        let controller = ControllerProcess::start(config, "127.0.0.1:0").await;
+        let worker = Worker::start(registered_worker_config(
+            &dir.path().join("w1"),
+            "w1",
+            controller.address,
+            4,
+        ))
+        .await;
+        controller.wait_for_workers(&["w1"]).await;
+
+        let device = reference::start(
+            ReferenceConfig {
+                gateway: format!("ws://{gateway_address}/device"),
+                device_id: DEVICE.into(),
+                token: TOKEN.into(),
+                profiles_root: dir.path().join("phone"),
+                chromium: None,
+                timeout_ms: 15_000,
+            },
+            CancellationToken::new(),
+        );
+        let mut system = Self {
+            site,
+            controller,
+            worker,
+            gateway_shutdown,
+            gateway,
+            device: Some(device),
+            http: reqwest::Client::new(),
+            _dir: dir,
+        };
+        system.wait_for_devices(&[DEVICE]).await;
+        system
+    }
+
+    async fn state(&self) -> Value {
+        let url = format!("http://{}/api/state", self.controller.address);
+        let response = self.http.get(url).send().await.unwrap();
+        serde_json::from_str(&response.text().await.unwrap()).unwrap()
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Value {
+        let url = format!("http://{}{path}", self.controller.address);
+        let response = self
+            .http
+            .post(url)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            response.status().is_success(),
+            "{path}: {}",
+            response.status()
+        );
+        serde_json::from_str(&response.text().await.unwrap()).unwrap()
+    }
+
+    /// Waits until the controller lists exactly `devices`; the gateway's events reach it on
+    /// their own schedule and there is no stream of them to wait on from here.
+    async fn wait_for_devices(&mut self, devices: &[&str]) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let state = self.state().await;
+            if state["devices"] == json!(devices) {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the controller sees {}",
+                state["devices"]
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn stop(mut self) {
+        if let Some(device) = self.device.take() {
+            device.stop().await;
+        }
+        self.controller.stop().await;
+        self.worker.stop().await;
+        self.gateway_shutdown.cancel();
+        self.gateway.await.unwrap().unwrap();
+    }
+}
+
+fn request(thread: &str, backend: &str, action: Action) -> ActRequest {
+    ActRequest {
+        thread: thread.into(),
+        backend: backend.into(),
+        action: Some(action),
+        ..Default::default()
+    }
+}
+
+/// What the agent saw at one step, without what legitimately differs between backends (the
+/// backend's name, the frame's id).
+#[derive(Debug, PartialEq)]
+struct Seen {
+    step: &'static str,
+    text: String,
+    url: String,
+    title: String,
+    elements: Vec<(u32, String, String, String)>,
+    frame: Option<(u32, u32, String)>,
+}
+
+/// `text` without what differs by the clock: hold ids (`h<number>`, counted across threads)
+/// and a response's `date` header.
+fn timeless(text: &str) -> String {
+    let text: Vec<&str> = text.lines().filter(|l| !l.starts_with("date: ")).collect();
+    text.join("\n")
+        .split(' ')
+        .map(|word| match word.strip_prefix("(h") {
+            Some(rest)
+                if rest
+                    .trim_end_matches(':')
+                    .chars()
+                    .all(|c| c.is_ascii_digit()) =>
+            {
+                "(h…:"
+            }
+            _ => word,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn seen(step: &'static str, reply: &ActReply) -> Seen {
+    Seen {
+        step,
+        text: timeless(&reply.text),
+        url: reply.url.clone(),
+        title: reply.title.clone(),
+        elements: reply
+            .elements
+            .iter()
+            .map(|e| (e.n, e.label.clone(), e.kind.clone(), e.href.clone()))
+            .collect(),
+        frame: reply
+            .frame
+            .as_ref()
+            .map(|f| (f.width, f.height, f.caption.clone())),
+    }
+}
+
+fn element(reply: &ActReply, label: &str) -> i64 {
+    reply
+        .elements
+        .iter()
+        .find(|e| e.label == label)
+        .unwrap_or_else(|| panic!("no element {label:?} in {}", reply.text))
+        .n
+        .into()
+}
+
+/// The scenario on `thread`; `done` presses Done the way that backend's user would.
+async fn scenario<F, Fut>(
+    system: &System,
+    thread: &str,
+    backend: &str,
+    done: F,
+) -> (Vec<Seen>, Vec<String>)
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut tool: BrowserToolClient<Channel> = system.controller.tool().await;
+    let site = system.site;
+    let mut backends = Vec::new();
+    let mut steps = Vec::new();
+    let mut act = async |step: &'static str, action: Action| -> ActReply {
+        let reply = tool
+            .act(request(thread, backend, action))
+            .await
+            .unwrap_or_else(|e| panic!("{thread} {step}: {e}"))
+            .into_inner();
+        backends.push(reply.backend.clone());
+        steps.push(seen(step, &reply));
+        reply
+    };
+    let profile = |kind| Action::Profile(ProfileAction { kind: Some(kind) });
+    act(
+        "profile mobile",
+        profile(profile_action::Kind::Mobile(true)),
+    )
+    .await;
+    let page = act(
+        "navigate",
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}/page"),
+        }),
+    )
+    .await;
+    let (press, field) = (element(&page, "Press"), element(&page, "q"));
+    act("click", Action::Click(ClickAction { n: press })).await;
+    act("extract after click", Action::Extract(ExtractAction {})).await;
+    act(
+        "type",
+        Action::Type(TypeAction {
+            n: field,
+            text: "parity".into(),
+        }),
+    )
+    .await;
+    act(
+        "key Enter",
+        Action::Key(KeyAction {
+            key: "Enter".into(),
+        }),
+    )
+    .await;
+    act("back", Action::Back(BackAction {})).await;
+    act("scroll", Action::Scroll(ScrollAction { dy: 300.0 })).await;
+    act(
+        "cookies set by a page",
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}/set-cookies"),
+        }),
+    )
+    .await;
+    act(
+        "fetch with them",
+        Action::Fetch(FetchAction {
+            url: format!("http://{site}/echo-cookies"),
+            ..Default::default()
+        }),
+    )
+    .await;
+    act(
+        "profile desktop",
+        profile(profile_action::Kind::Desktop(true)),
+    )
+    .await;
+    act("screenshot", Action::Screenshot(ScreenshotAction {})).await;
+    act(
+        "hand over",
+        Action::HandOver(HandOverAction {
+            reason: "sign in".into(),
+        }),
+    )
+    .await;
+    let (after, ()) = tokio::join!(
+        act("extract after Done", Action::Extract(ExtractAction {})),
+        done()
+    );
+    assert!(
+        after.text.contains("handed the page back"),
+        "{}",
+        after.text
+    );
+    (steps, backends)
+}
+
+#[tokio::test]
+async fn the_same_scenario_on_a_worker_and_on_the_phone_gives_the_same_results() {
+    let system = System::start().await;
+    run_on_both_backends(&system).await;
+    system.stop().await;
+}
+
+async fn run_on_both_backends(system: &System) {
+    let worker_done = move || async move {
+        // The hand-over has opened the hold; the user presses Done on the card.
+        let state = system.state().await;
+        let hold = state["holds"][0]["id"].as_str().expect("an open hold");
+        system
+            .post(&format!("/api/holds/{hold}/done"), json!({}))
+            .await;
+    };
+    let (on_worker, worker_backends) =
+        scenario(system, "on-worker", "playwright", worker_done).await;
+
+    let device = system.device.as_ref().unwrap();
+    let mut holds = device.holds();
+
+    let phone_done = move || async move {
+        // The phone is told of the hold, and the user presses Done on the phone.
+        let notice = holds
+            .wait_for(|h| h.as_ref().is_some_and(|h| h.state == "open"))
+            .await
+            .unwrap()
+            .clone()
+            .unwrap();
+        assert_eq!(notice.reason.as_deref(), Some("sign in"));
+        device.hand_back().await;
+    };
+    let (on_phone, phone_backends) = scenario(system, "on-phone", "device", phone_done).await;
+
+    // hand_over names no backend: it is the controller's alone.
+    assert!(
+        worker_backends
+            .iter()
+            .all(|b| b.is_empty() || b == "worker:w1"),
+        "{worker_backends:?}"
+    );
+    let on_the_phone = format!("device:{DEVICE}");
+    assert!(
+        phone_backends
+            .iter()
+            .all(|b| b.is_empty() || *b == on_the_phone),
+        "{phone_backends:?}"
+    );
+    for (worker, phone) in on_worker.iter().zip(&on_phone) {
+        assert_eq!(worker, phone, "the backends disagree at {}", worker.step);
+    }
+    assert_eq!(on_worker.len(), on_phone.len());
+
+    // What the scenario was about, checked once now that both agree.
+    let step = |name: &str| on_worker.iter().find(|s| s.step == name).unwrap();
+    assert!(step("navigate").elements.len() >= 3);
+    assert_eq!(step("navigate").frame.as_ref().unwrap().0, 412);
+    assert!(step("extract after click").text.contains("clicked"));
+    assert!(
+        step("key Enter").url.contains("/submitted?q=parity"),
+        "{:?}",
+        step("key Enter")
+    );
+    assert!(step("back").url.ends_with("/page"));
+    assert!(
+        step("fetch with them").text.contains("persistent=kept"),
+        "{:?}",
+        step("fetch with them")
+    );
+    let shot = step("screenshot").frame.as_ref().unwrap();
+    assert_eq!((shot.0, shot.1), (1280, 900));
+}
+
+#[tokio::test]
+async fn auto_uses_the_phone_while_one_is_connected_device_needs_one_and_playwright_never_does() {
+    let mut system = System::start().await;
+    let mut tool = system.controller.tool().await;
+    let state = || Action::State(StateAction {});
+
+    let reply = tool
+        .act(request("auto", "", state()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.backend, format!("device:{DEVICE}"));
+    assert!(
+        reply.text.contains(DEVICE),
+        "state names the phone: {}",
+        reply.text
+    );
+    let reply = tool
+        .act(request("server", "playwright", state()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.backend, "worker:w1");
+
+    system.device.take().unwrap().stop().await;
+    system.wait_for_devices(&[]).await;
+    let reply = tool
+        .act(request("auto", "", state()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.backend, "worker:w1", "auto falls back to a worker");
+    let error = tool
+        .act(request("phone-only", "device", state()))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code(), tonic::Code::Unavailable);
+    assert!(
+        error.message().contains("no phone with a browser"),
+        "{}",
+        error.message()
+    );
+
+    // The thread's backend moves through the API.
+    system
+        .post(
+            "/api/browser/phone-only/backend",
+            json!({"backend": "playwright"}),
+        )
+        .await;
+    let reply = tool
+        .act(request("phone-only", "", state()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.backend, "worker:w1");
+    system.stop().await;
+}
