@@ -161,19 +161,7 @@ async fn the_card_in_a_real_browser_takes_taps_and_text_and_done_releases_the_ag
     logs();
     let site = serve_site().await;
     let dir = tempfile::tempdir().unwrap();
-    let controller = ControllerProcess::start(
-        controller_config(&dir.path().join("controller")),
-        "127.0.0.1:0",
-    )
-    .await;
-    let worker = Worker::start(registered_worker_config(
-        &dir.path().join("w1"),
-        "w1",
-        controller.address,
-        4,
-    ))
-    .await;
-    controller.wait_for_workers(&["w1"]).await;
+    let (controller, worker) = controller_with_worker(dir.path(), |_| {}).await;
     let mut tool = controller.tool().await;
     let act = |action| ActRequest {
         thread: "card".into(),

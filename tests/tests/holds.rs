@@ -108,13 +108,10 @@ async fn system(
     logs();
     let site = serve_site().await;
     let dir = tempfile::tempdir().unwrap();
-    let mut config = controller_config(&dir.path().join("controller"));
-    config.controller.hold_timeout_ms = hold_timeout_ms;
-    let controller = ControllerProcess::start(config, "127.0.0.1:0").await;
-    let worker_config =
-        registered_worker_config(&dir.path().join("w1"), "w1", controller.address, 4);
-    let worker = Worker::start(worker_config).await;
-    controller.wait_for_workers(&["w1"]).await;
+    let (controller, worker) = controller_with_worker(dir.path(), |config| {
+        config.controller.hold_timeout_ms = hold_timeout_ms;
+    })
+    .await;
     (site, controller, worker, dir)
 }
 

@@ -53,17 +53,10 @@ impl System {
             gateway_shutdown.clone(),
         ));
 
-        let mut config = controller_config(&dir.path().join("controller"));
-        config.controller.gateways = vec![format!("http://{gateway_address}")];
-        let controller = ControllerProcess::start(config, "127.0.0.1:0").await;
-        let worker = Worker::start(registered_worker_config(
-            &dir.path().join("w1"),
-            "w1",
-            controller.address,
-            4,
-        ))
+        let (controller, worker) = controller_with_worker(dir.path(), |config| {
+            config.controller.gateways = vec![format!("http://{gateway_address}")];
+        })
         .await;
-        controller.wait_for_workers(&["w1"]).await;
 
         let device = reference::start(
             ReferenceConfig {

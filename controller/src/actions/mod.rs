@@ -102,8 +102,10 @@ fn new_listing_id() -> String {
     format!("{nanos:x}-{:x}", COUNTER.fetch_add(1, Ordering::Relaxed))
 }
 
+/// The page is not open there: NOT_FOUND is how every backend says so (a worker restarted, a
+/// phone whose page was closed, a new thread).
 pub(crate) fn is_not_open(error: &BackendError) -> bool {
-    matches!(error, BackendError::NotFound(message) if message.contains("is not open"))
+    matches!(error, BackendError::NotFound(_))
 }
 
 /// Shortens `text` to `max` characters, saying how much was left out.

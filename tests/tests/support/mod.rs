@@ -458,6 +458,21 @@ pub fn registered_worker_config(
     }
 }
 
+/// A controller (its configuration tuned by `tune`) with one registered worker, `w1`, both
+/// keeping their state under `dir`.
+pub async fn controller_with_worker(
+    dir: &Path,
+    tune: impl FnOnce(&mut nanomuse_controller::Config),
+) -> (ControllerProcess, Worker) {
+    let mut config = controller_config(&dir.join("controller"));
+    tune(&mut config);
+    let controller = ControllerProcess::start(config, "127.0.0.1:0").await;
+    let worker_config = registered_worker_config(&dir.join("w1"), "w1", controller.address, 4);
+    let worker = Worker::start(worker_config).await;
+    controller.wait_for_workers(&["w1"]).await;
+    (controller, worker)
+}
+
 impl ControllerProcess {
     /// Starts on `listen` (`127.0.0.1:0` for any port).
     pub async fn start(config: nanomuse_controller::Config, listen: &str) -> Self {

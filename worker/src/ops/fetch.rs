@@ -144,7 +144,17 @@ fn describe(error: &reqwest::Error) -> String {
 /// The `Cookie` header the browser would send to `url`, HttpOnly cookies included.
 async fn cookie_header(page: &PageHandle, url: &str) -> Result<String> {
     let reply = cdp::call(&page.page, "Network.getCookies", json!({"urls": [url]})).await?;
-    let cookies = reply["cookies"].as_array().cloned().unwrap_or_default();
+    let mut cookies = reply["cookies"].as_array().cloned().unwrap_or_default();
+    // RFC 6265 §5.4: longer paths first. CDP gives no creation times and its own order varies
+    // from call to call, so names break ties: the same jar always makes the same header.
+    let key = |c: &Value| {
+        let path = c["path"].as_str().unwrap_or_default().len();
+        (
+            std::cmp::Reverse(path),
+            c["name"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    cookies.sort_by_key(key);
     Ok(cookies
         .iter()
         .filter_map(|c| Some(format!("{}={}", c["name"].as_str()?, c["value"].as_str()?)))
