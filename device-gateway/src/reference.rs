@@ -2,14 +2,16 @@
 //! carries out the fourteen ops on a headless Chromium (the worker's [`ChromiumBackend`]), so
 //! the gateway's whole path is tested without a phone.
 //!
-//! It behaves as `PROTOCOL.md` and the spec describe the phone: one page, whatever thread the
-//! controller acts for, there from the start with the mobile profile (412×915); `state` says
-//! `user_control` while the user has the page (a take-over, or a hold the gateway opened) and
-//! `host` is the device id. The backend already saves the cookies after every load and fetch,
-//! which is the phone's `CookieManager.flush()`.
+//! It behaves as the phone does (`PROTOCOL.md`, the spec, `android/`): one page, whatever
+//! thread the controller acts for, made by `open` (until then ops answer `not_found`); the
+//! take-over shows that page, making one with the phone's own profile (mobile, 412×915) when
+//! none is open; `state` says `user_control` while the user has the page (a take-over, or a
+//! hold the gateway opened) and `host` is the device id; events the user causes while the
+//! device is disconnected go out after the next welcome. The backend saves the cookies after
+//! every load and fetch, which is the phone's `CookieManager.flush()`.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,8 +21,7 @@ use nanomuse_worker::{ChromiumBackend, WorkerConfig};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::tungstenite::Message as Frame;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
@@ -35,15 +36,15 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(200);
 const LAST_BACKOFF: Duration = Duration::from_secs(5);
 /// How long opening the socket may take before the attempt counts as failed.
 const CONNECT_WITHIN: Duration = Duration::from_secs(10);
-/// Messages waiting to go out on one connection (results, events, pongs).
-const OUTBOX: usize = 64;
+/// Take-overs and hand-backs kept while disconnected (the phone's number); older ones go.
+const QUEUED_EVENTS: usize = 16;
 
 /// How the reference device reaches the gateway and runs its browser.
 #[derive(Clone)]
 pub struct ReferenceConfig {
     /// The gateway's phone endpoint, `ws://host:port/device`.
     pub gateway: String,
-    /// 1–64 of `A-Z a-z 0-9 . _ -`; also the `host` in `state` and the profile's folder.
+    /// 1–128 of `A-Z a-z 0-9 . _ -`; also the `host` in `state` and the profile's folder.
     pub device_id: String,
     /// The device token the gateway maps to a tenant.
     pub token: String,
@@ -97,12 +98,6 @@ impl ReferenceConfig {
                 self.gateway
             ));
         }
-        if self.device_id.len() > 64 {
-            return Err(format!(
-                "device id {:?} is longer than 64 characters",
-                self.device_id
-            ));
-        }
         check_name("device id", &self.device_id)?;
         if self.token.is_empty() {
             return Err("the device token must not be empty".into());
@@ -139,9 +134,8 @@ pub fn start(config: ReferenceConfig, shutdown: CancellationToken) -> ReferenceD
         backend: ChromiumBackend::new(Arc::new(config.worker_config())),
         session: Session::new("device", config.device_id.as_str(), "phone"),
         config,
-        page_open: tokio::sync::Mutex::new(false),
-        user_control: AtomicBool::new(false),
-        outbox: Mutex::new(None),
+        link: Mutex::default(),
+        control: Mutex::default(),
         connected: watch::Sender::new(false),
         holds: watch::Sender::new(None),
         ended: watch::Sender::new(None),
@@ -156,29 +150,39 @@ pub fn start(config: ReferenceConfig, shutdown: CancellationToken) -> ReferenceD
 }
 
 impl ReferenceDevice {
-    /// The user takes the page (the app slides it up as a sheet): tells the gateway, and
-    /// `state` answers `user_control: true` until [`hand_back`](Self::hand_back).
+    /// The user takes the page (the app slides it up as a sheet, making a mobile page when none
+    /// is open): the gateway is told, and `state` answers `user_control: true` until
+    /// [`hand_back`](Self::hand_back). Nothing is sent when the user has the page already.
     pub async fn take_over(&self, reason: &str) {
-        self.device.user_control.store(true, Ordering::SeqCst);
-        self.device
-            .send_event(DeviceEvent {
+        if let Err(error) = self.device.show_page().await {
+            tracing::warn!(%error, "no page to show for the take-over");
+        }
+        let taken = self
+            .device
+            .control(|control| !std::mem::replace(&mut control.user, true));
+        if taken {
+            self.device.send_event(DeviceEvent {
                 event: "take_over".into(),
-                reason: Some(reason.to_string()),
+                reason: Some(reason.to_string()).filter(|reason| !reason.trim().is_empty()),
                 trace: None,
-            })
-            .await;
+            });
+        }
     }
 
-    /// The user presses Done: tells the gateway, and the page is the agent's again.
+    /// The user presses Done: the gateway is told (it closes its hold), and the page is the
+    /// agent's again. Nothing is sent when the user does not have the page.
     pub async fn hand_back(&self) {
-        self.device.user_control.store(false, Ordering::SeqCst);
-        self.device
-            .send_event(DeviceEvent {
+        let handed = self.device.control(|control| {
+            control.hold = None;
+            std::mem::replace(&mut control.user, false)
+        });
+        if handed {
+            self.device.send_event(DeviceEvent {
                 event: "handed_back".into(),
                 reason: None,
                 trace: None,
-            })
-            .await;
+            });
+        }
     }
 
     /// The last `hold` message the gateway sent (`None` before the first).
@@ -189,6 +193,12 @@ impl ReferenceDevice {
     /// True from the gateway's welcome until the connection drops.
     pub fn connected(&self) -> watch::Receiver<bool> {
         self.device.connected.subscribe()
+    }
+
+    /// The device's browser and the session of its one page: what a test uses to act as the
+    /// user on the page while they have it.
+    pub fn browser(&self) -> (&ChromiumBackend, Session) {
+        (&self.device.backend, self.device.session.clone())
     }
 
     /// Waits until the device has stopped for good: `Ok` after shutdown, or the reason the
@@ -223,17 +233,32 @@ struct Device {
     backend: ChromiumBackend,
     /// The phone has one page, whatever thread the controller acts for.
     session: Session,
-    /// Whether the one page exists: the phone's WebView always does, so ops made before any
-    /// `open` (or after a `close`) make it first, with the mobile profile.
-    page_open: tokio::sync::Mutex<bool>,
-    user_control: AtomicBool,
-    /// The live connection's queue of outgoing messages; `None` while disconnected.
-    outbox: Mutex<Option<mpsc::Sender<Message>>>,
+    link: Mutex<Link>,
+    control: Mutex<Control>,
     connected: watch::Sender<bool>,
     holds: watch::Sender<Option<HoldNotice>>,
     /// How the connection loop ended, once it has.
     ended: watch::Sender<Option<Result<(), String>>>,
     ops: TaskTracker,
+}
+
+/// The way out to the gateway.
+#[derive(Default)]
+struct Link {
+    /// The live connection's queue of outgoing JSON texts; `None` while disconnected.
+    /// Unbounded: the gateway bounds the requests pending, and events are the user's pace.
+    outbox: Option<mpsc::UnboundedSender<String>>,
+    /// Events waiting for the next welcome.
+    queued: VecDeque<String>,
+}
+
+/// Who has the page.
+#[derive(Default)]
+struct Control {
+    /// The user has it: a take-over, or a hold the gateway opened.
+    user: bool,
+    /// The hold whose sheet is up, if the gateway opened one.
+    hold: Option<String>,
 }
 
 /// Why a connection ended.
@@ -281,12 +306,17 @@ async fn keep_connected(device: Arc<Device>, shutdown: CancellationToken) {
     device.ended.send_replace(Some(outcome));
 }
 
-/// Marks the device connected for as long as it lives.
+/// Marks the device connected for as long as it lives, sending first the events the user
+/// caused while it was not.
 struct Connected<'a>(&'a Device);
 
 impl<'a> Connected<'a> {
-    fn new(device: &'a Device, outbox: mpsc::Sender<Message>) -> Self {
-        *device.outbox.lock().unwrap() = Some(outbox);
+    fn new(device: &'a Device, outbox: mpsc::UnboundedSender<String>) -> Self {
+        let mut link = device.link.lock().unwrap();
+        for event in link.queued.drain(..) {
+            let _ = outbox.send(event);
+        }
+        link.outbox = Some(outbox);
         device.connected.send_replace(true);
         Self(device)
     }
@@ -294,13 +324,9 @@ impl<'a> Connected<'a> {
 
 impl Drop for Connected<'_> {
     fn drop(&mut self) {
-        *self.0.outbox.lock().unwrap() = None;
+        self.0.link.lock().unwrap().outbox = None;
         self.0.connected.send_replace(false);
     }
-}
-
-fn text(message: &Message) -> Frame {
-    Frame::text(message.to_json())
 }
 
 /// One connection: the hello, the welcome, then requests in and results out until it ends.
@@ -334,7 +360,7 @@ async fn connection(device: &Arc<Device>, shutdown: &CancellationToken) -> Ended
         app: APP.into(),
         protocol: protocol::PROTOCOL_VERSION,
     });
-    if let Err(error) = sink.send(text(&hello)).await {
+    if let Err(error) = sink.send(Frame::text(hello.to_json())).await {
         return lost(format!("the hello could not be sent: {error}"));
     }
     let welcomed = tokio::time::timeout(
@@ -352,7 +378,7 @@ async fn connection(device: &Arc<Device>, shutdown: &CancellationToken) -> Ended
         },
     }
 
-    let (outbox, mut outgoing) = mpsc::channel(OUTBOX);
+    let (outbox, mut outgoing) = mpsc::unbounded_channel();
     let _connected = Connected::new(device, outbox.clone());
     let lost = |why: String| Ended::Lost {
         welcomed: true,
@@ -368,8 +394,8 @@ async fn connection(device: &Arc<Device>, shutdown: &CancellationToken) -> Ended
                 let _ = sink.send(Frame::Close(Some(goodbye))).await;
                 return Ended::Shutdown;
             }
-            Some(message) = outgoing.recv() => {
-                if let Err(error) = sink.send(text(&message)).await {
+            Some(text) = outgoing.recv() => {
+                if let Err(error) = sink.send(Frame::text(text)).await {
                     return lost(format!("sending to the gateway failed: {error}"));
                 }
             }
@@ -395,8 +421,7 @@ where
     S: futures::Stream<Item = Result<Frame, tokio_tungstenite::tungstenite::Error>> + Unpin,
 {
     loop {
-        let frame = stream.next().await;
-        let text = match frame {
+        let text = match stream.next().await {
             Some(Ok(Frame::Text(text))) => text,
             Some(Ok(Frame::Close(frame))) => return Err(closed(frame, false)),
             Some(Ok(_)) => continue,
@@ -438,27 +463,23 @@ fn closed(frame: Option<CloseFrame>, welcomed: bool) -> Ended {
 }
 
 impl Device {
+    fn control<T>(&self, change: impl FnOnce(&mut Control) -> T) -> T {
+        change(&mut self.control.lock().unwrap())
+    }
+
     /// Handles one message from the gateway. Requests run in tasks of their own, so a slow op
     /// holds up neither the others nor the pongs.
     fn received(
         self: &Arc<Self>,
         text: &str,
-        outbox: &mpsc::Sender<Message>,
+        outbox: &mpsc::UnboundedSender<String>,
         shutdown: &CancellationToken,
     ) {
         match protocol::parse(text) {
             Ok(Message::DeviceRequest(request)) => self.spawn_op(request, outbox, shutdown),
-            Ok(Message::Hold(notice)) => {
-                // The app shows the page as a sheet while a hold is open: the user has it.
-                tracing::info!(hold = %notice.hold_id, state = %notice.state, "hold");
-                self.user_control
-                    .store(notice.state == "open", Ordering::SeqCst);
-                self.holds.send_replace(Some(notice));
-            }
+            Ok(Message::Hold(notice)) => self.hold(notice),
             Ok(Message::Ping) => {
-                if outbox.try_send(Message::Pong).is_err() {
-                    tracing::warn!("the outbox is full; a ping went unanswered");
-                }
+                let _ = outbox.send(Message::Pong.to_json());
             }
             Ok(Message::Error(error)) => {
                 tracing::warn!(error = %error.error, id = ?error.id, "the gateway reported an error")
@@ -470,10 +491,30 @@ impl Device {
         }
     }
 
+    /// A hold opened puts the page in the user's hands (the app shows its sheet); closing that
+    /// hold takes the sheet down. The close of an older hold leaves the sheet up.
+    fn hold(&self, notice: HoldNotice) {
+        tracing::info!(hold = %notice.hold_id, state = %notice.state, "hold");
+        self.control(|control| {
+            if notice.state == "open" {
+                control.hold = Some(notice.hold_id.clone());
+                control.user = true;
+            } else if control
+                .hold
+                .as_ref()
+                .is_none_or(|shown| *shown == notice.hold_id)
+            {
+                control.hold = None;
+                control.user = false;
+            }
+        });
+        self.holds.send_replace(Some(notice));
+    }
+
     fn spawn_op(
         self: &Arc<Self>,
         request: DeviceRequest,
-        outbox: &mpsc::Sender<Message>,
+        outbox: &mpsc::UnboundedSender<String>,
         shutdown: &CancellationToken,
     ) {
         let device = self.clone();
@@ -487,18 +528,32 @@ impl Device {
                 outcome = device.carry_out(&request) => outcome,
             };
             let elapsed_ms = started.elapsed().as_millis() as u64;
-            let mut result = match outcome {
-                Ok(result) => {
-                    tracing::debug!(elapsed_ms, "done");
-                    DeviceResult::ok(request.id, result)
-                }
-                Err(error) => {
-                    tracing::info!(elapsed_ms, %error, "failed");
-                    DeviceResult::failed(request.id, error.to_string(), ops::code_of(&error))
-                }
+            let answer = |outcome: Result<Value, BackendError>| {
+                let mut result = match outcome {
+                    Ok(result) => DeviceResult::ok(request.id.clone(), result),
+                    Err(error) => DeviceResult::failed(
+                        request.id.clone(),
+                        error.to_string(),
+                        ops::code_of(&error),
+                    ),
+                };
+                result.trace = request.trace.clone();
+                Message::DeviceResult(result).to_json()
             };
-            result.trace = request.trace;
-            if outbox.send(Message::DeviceResult(result)).await.is_err() {
+            if let Err(error) = &outcome {
+                tracing::info!(elapsed_ms, %error, "failed");
+            } else {
+                tracing::debug!(elapsed_ms, "done");
+            }
+            let mut text = answer(outcome);
+            if text.len() > protocol::MAX_MESSAGE_BYTES {
+                // The gateway would close the connection on it, failing every other request.
+                text = answer(Err(BackendError::ResourceExhausted(format!(
+                    "the result is larger than the gateway's {} bytes a message",
+                    protocol::MAX_MESSAGE_BYTES
+                ))));
+            }
+            if outbox.send(text).is_err() {
                 // The gateway failed the request when the connection dropped.
                 tracing::info!("the connection the request came on is gone; result dropped");
             }
@@ -558,68 +613,57 @@ impl Device {
         call: impl AsyncFnOnce(&ChromiumBackend, Req) -> Result<Req::Reply, BackendError>,
     ) -> Result<Value, BackendError> {
         let request = Req::from_args(args).map_err(BackendError::InvalidArgument)?;
-        let reply = match Req::NAME {
-            OpenRequest::NAME => {
-                let mut open = self.page_open.lock().await;
-                let reply = call(&self.backend, request).await?;
-                *open = true;
-                reply
-            }
-            CloseRequest::NAME => {
-                let mut open = self.page_open.lock().await;
-                if !*open {
-                    // The page was never made, so there is nothing to close; no browser is
-                    // started for it.
-                    return Ok(json!({}));
-                }
-                // Whatever the outcome, the page is gone from the pool.
-                *open = false;
-                call(&self.backend, request).await?
-            }
-            _ => {
-                self.ensure_page().await?;
-                call(&self.backend, request).await?
-            }
-        };
+        let reply = call(&self.backend, request).await?;
         let mut result = Req::reply_to_result(&reply);
         if Req::NAME == StateRequest::NAME {
             // A worker's page is never under a person's hand; the phone's is while they have it.
-            result["user_control"] = json!(self.user_control.load(Ordering::SeqCst));
+            result["user_control"] = json!(self.control(|control| control.user));
         }
         Ok(result)
     }
 
-    /// Makes the one page with the phone's own profile (mobile) if it does not exist yet.
-    async fn ensure_page(&self) -> Result<(), BackendError> {
-        let mut open = self.page_open.lock().await;
-        if !*open {
-            self.backend
-                .open(OpenRequest {
-                    session: Some(self.session.clone()),
+    /// The page for the take-over sheet: the open one, or a new one with the phone's own
+    /// profile.
+    async fn show_page(&self) -> Result<(), BackendError> {
+        let session = Some(self.session.clone());
+        match self
+            .backend
+            .state(StateRequest {
+                session: session.clone(),
+            })
+            .await
+        {
+            Err(BackendError::NotFound(_)) => {
+                let mobile = OpenRequest {
+                    session,
                     user_agent: String::new(),
                     width: 0,
                     height: 0,
                     mobile: true,
-                })
-                .await?;
-            *open = true;
+                };
+                self.backend.open(mobile).await.map(drop)
+            }
+            other => other.map(drop),
         }
-        Ok(())
     }
 
-    /// Sends a take-over or hand-back to the gateway, if it is connected.
-    async fn send_event(&self, event: DeviceEvent) {
-        let outbox = self.outbox.lock().unwrap().clone();
+    /// Sends a take-over or hand-back to the gateway, or keeps it for the next welcome.
+    fn send_event(&self, event: DeviceEvent) {
         let name = event.event.clone();
-        let sent = match outbox {
-            Some(outbox) => outbox.send(Message::DeviceEvent(event)).await.is_ok(),
-            None => false,
+        let text = Message::DeviceEvent(event).to_json();
+        let mut link = self.link.lock().unwrap();
+        let text = match &link.outbox {
+            Some(outbox) => match outbox.send(text) {
+                Ok(()) => return tracing::info!(event = %name, "told the gateway"),
+                Err(unsent) => unsent.0,
+            },
+            None => text,
         };
-        if sent {
-            tracing::info!(event = %name, "told the gateway");
-        } else {
-            tracing::warn!(event = %name, "not connected; the gateway does not hear of it");
+        tracing::info!(event = %name, "not connected; it goes after the next welcome");
+        if link.queued.len() == QUEUED_EVENTS {
+            link.queued.pop_front();
         }
+        link.queued.push_back(text);
     }
 }
 
@@ -676,7 +720,10 @@ mod tests {
 
     impl Phone {
         async fn send(&mut self, message: Message) {
-            self.socket.send(text(&message)).await.unwrap();
+            self.socket
+                .send(Frame::text(message.to_json()))
+                .await
+                .unwrap();
         }
 
         async fn welcome(&mut self) {
@@ -814,7 +861,7 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_device_lends_one_mobile_page_and_says_when_the_user_has_it() {
+    async fn the_device_lends_its_one_page_and_says_when_the_user_has_it() {
         let site = serve_site().await;
         let gateway = Gateway::start().await;
         let profiles = tempfile::tempdir().unwrap();
@@ -833,15 +880,46 @@ mod tests {
         phone.welcome().await;
         device.connected().wait_for(|up| *up).await.unwrap();
 
-        // No open first: the phone's page is always there, with the phone's own profile.
+        // As on the phone, there is no page until one is opened; the controller opens it when
+        // it reads "is not open".
         let url = format!("http://{site}/page");
-        let page = phone.ok("navigate", json!({"url": url})).await;
-        assert_eq!(page["url"], url);
-        assert_eq!(page["title"], "Phone page");
+        let (code, error) = phone.failed("navigate", json!({"url": url})).await;
+        assert_eq!(code, "not_found");
+        assert!(error.contains("is not open"), "{error}");
+
+        // The user takes over first: the sheet shows a page with the phone's own profile, and
+        // the user's input (played here on the device's browser) is what the agent finds.
+        device.take_over("signing in").await;
+        let event = phone.event().await;
         assert_eq!(
-            (&page["width"], &page["height"]),
+            (event.event.as_str(), event.reason.as_deref()),
+            ("take_over", Some("signing in"))
+        );
+        let state = phone.ok("state", json!({})).await;
+        assert_eq!(state["user_control"], true);
+        assert_eq!(state["host"], "pixel-test");
+        assert_eq!(
+            (&state["width"], &state["height"]),
             (&json!(412), &json!(915))
         );
+        let (browser, session) = device.browser();
+        let user_went = NavigateRequest {
+            session: Some(session),
+            url: url.clone(),
+            timeout_ms: 0,
+        };
+        browser.navigate(user_went).await.unwrap();
+        device.take_over("again").await; // the user has it already: nothing is sent
+        device.hand_back().await;
+        assert_eq!(phone.event().await.event, "handed_back");
+        let state = phone.ok("state", json!({})).await;
+        assert_eq!(
+            (&state["url"], &state["user_control"]),
+            (&json!(url), &json!(false))
+        );
+
+        let page = phone.ok("navigate", json!({"url": url})).await;
+        assert_eq!(page["title"], "Phone page");
         assert_eq!(page["status"], 200);
         let shot = phone.ok("screenshot", json!({"quality": 60})).await;
         let jpeg = BASE64.decode(shot["jpeg"].as_str().unwrap()).unwrap();
@@ -857,50 +935,41 @@ mod tests {
             )
             .await;
         assert_eq!(touch, json!({"value": "5", "encoded": "json"}));
-        let state = phone.ok("state", json!({})).await;
-        assert_eq!(state["host"], "pixel-test");
-        assert_eq!(state["url"], url);
-        assert_eq!(state["user_control"], false);
-
-        device.take_over("signing in").await;
-        let event = phone.event().await;
-        assert_eq!(
-            (event.event.as_str(), event.reason.as_deref()),
-            ("take_over", Some("signing in"))
-        );
-        assert!(user_control(&mut phone).await);
-        device.hand_back().await;
-        assert_eq!(phone.event().await.event, "handed_back");
-        assert!(!user_control(&mut phone).await);
 
         // A hold the gateway opens puts the page in the user's hands, as the app's sheet does;
-        // the device reads its messages in order, so the state after it sees it.
+        // the close of another hold leaves it there. The device reads its messages in order,
+        // so the state asked after a notice sees it.
         let mut holds = device.holds();
-        for (state, held) in [("open", true), ("closed", false)] {
+        for (state, hold_id, held) in [
+            ("open", "h2", true),
+            ("closed", "h1", true),
+            ("closed", "h2", false),
+        ] {
             phone
                 .send(Message::Hold(HoldNotice {
                     state: state.into(),
-                    hold_id: "h1".into(),
+                    hold_id: hold_id.into(),
                     reason: Some("sign in".into()),
                 }))
                 .await;
-            assert_eq!(user_control(&mut phone).await, held, "hold {state}");
+            assert_eq!(
+                user_control(&mut phone).await,
+                held,
+                "hold {hold_id} {state}"
+            );
             let notice = holds.wait_for(|notice| notice.is_some()).await.unwrap();
-            assert_eq!(notice.as_ref().unwrap().state, state);
+            assert_eq!(notice.as_ref().unwrap().hold_id, hold_id);
         }
 
-        // An explicit profile is honoured; after a close the page is back as the phone's own.
+        // An explicit profile is honoured; after a close there is no page again.
         let desktop = phone.ok("open", json!({"mobile": false})).await;
         assert_eq!(
             (&desktop["width"], &desktop["height"]),
             (&json!(1280), &json!(900))
         );
+        assert_eq!(desktop["url"], url);
         assert_eq!(phone.ok("close", json!({})).await, json!({}));
-        let state = phone.ok("state", json!({})).await;
-        assert_eq!(
-            (&state["width"], &state["url"]),
-            (&json!(412), &json!("about:blank"))
-        );
+        assert_eq!(phone.failed("state", json!({})).await.0, "not_found");
         device.stop().await;
     }
 
@@ -935,9 +1004,8 @@ mod tests {
             .await;
         assert!(error.contains("body is not base64"), "{error}");
 
-        // Closing a page never made needs no browser; using one does, and says why it failed.
-        assert_eq!(phone.ok("close", json!({})).await, json!({}));
-        let (code, error) = phone.failed("state", json!({})).await;
+        // A browser that cannot start is reported as such.
+        let (code, error) = phone.failed("open", json!({"mobile": true})).await;
         assert_eq!(code, "unavailable");
         assert!(error.starts_with("could not start Chromium"), "{error}");
 
@@ -987,10 +1055,17 @@ mod tests {
 
         drop(phone);
         connected.wait_for(|up| !*up).await.unwrap();
+        // What the user does meanwhile reaches the gateway right after the next welcome.
+        device.take_over("offline").await;
         let (mut phone, hello) = gateway.accept().await;
         assert_eq!(hello.device_id, "pixel-test");
         phone.welcome().await;
         connected.wait_for(|up| *up).await.unwrap();
+        let event = phone.event().await;
+        assert_eq!(
+            (event.event.as_str(), event.reason.as_deref()),
+            ("take_over", Some("offline"))
+        );
 
         // Another connection with the same id took over: connecting again would only fight it.
         let replaced = CloseFrame {

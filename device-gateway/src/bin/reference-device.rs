@@ -45,7 +45,7 @@ struct Args {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() {
     let args = Args::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| "info,chromiumoxide=error".into());
@@ -74,5 +74,8 @@ async fn main() -> anyhow::Result<()> {
     // Ends on the signal, or when the gateway refuses the device.
     let outcome = device.ended().await;
     device.stop().await;
-    outcome.map_err(|why| anyhow::anyhow!("the gateway refused the device: {why}"))
+    if let Err(why) = outcome {
+        eprintln!("reference-device: the gateway refused the device: {why}");
+        std::process::exit(1);
+    }
 }
