@@ -291,8 +291,7 @@ pub struct Worker {
     pub address: SocketAddr,
     pub backend: GrpcBackend,
     pub profiles: PathBuf,
-    shutdown: CancellationToken,
-    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+    running: Running,
 }
 
 pub fn test_config(profiles: &Path) -> WorkerConfig {
@@ -305,6 +304,7 @@ pub fn test_config(profiles: &Path) -> WorkerConfig {
 }
 
 impl Worker {
+    /// Runs the worker as a task of this process.
     pub async fn start(config: WorkerConfig) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
@@ -320,15 +320,119 @@ impl Worker {
             address,
             backend,
             profiles,
-            shutdown,
-            task,
+            running: Running::Task { shutdown, task },
+        }
+    }
+
+    /// Runs the `worker` binary at `binary` as a process of its own, as it is deployed; its
+    /// configuration goes in a file beside the profiles folder.
+    pub async fn spawn(binary: &Path, config: WorkerConfig) -> Self {
+        let address = free_address();
+        let file = config.profiles_root.with_extension("toml");
+        let toml = toml::to_string(&std::collections::BTreeMap::from([("worker", &config)]))
+            .expect("worker config as TOML");
+        std::fs::write(&file, toml).unwrap();
+        let mut command = tokio::process::Command::new(binary);
+        command
+            .arg("--config")
+            .arg(&file)
+            .args(["--listen", &address.to_string()]);
+        let mut child = spawn_quiet(command);
+        let endpoint = format!("http://{address}");
+        let backend = until_up(&mut child, "worker", || {
+            GrpcBackend::connect(endpoint.clone())
+        })
+        .await;
+        Self {
+            name: config.name,
+            address,
+            backend,
+            profiles: config.profiles_root,
+            running: Running::Process(child),
         }
     }
 
     /// Stops taking calls, closes the browsers cleanly and waits for the worker to end.
     pub async fn stop(self) {
-        self.shutdown.cancel();
-        self.task.await.unwrap().unwrap();
+        self.running.stop().await;
+    }
+}
+
+/// How a served component runs: as a task of this process, or as a workspace binary in a
+/// process of its own.
+enum Running {
+    Task {
+        shutdown: CancellationToken,
+        task: tokio::task::JoinHandle<anyhow::Result<()>>,
+    },
+    Process(tokio::process::Child),
+}
+
+impl Running {
+    async fn stop(self) {
+        match self {
+            Running::Task { shutdown, task } => {
+                shutdown.cancel();
+                task.await.unwrap().unwrap();
+            }
+            Running::Process(mut child) => {
+                // SIGTERM, as Kubernetes stops a pod: the binary drains, then exits with 0.
+                let pid = child.id().expect("still running").to_string();
+                let sent = std::process::Command::new("kill")
+                    .args(["-TERM", &pid])
+                    .status()
+                    .unwrap();
+                assert!(sent.success(), "kill -TERM {pid} failed");
+                let status = child.wait().await.unwrap();
+                assert!(status.success(), "process {pid} ended with {status}");
+            }
+        }
+    }
+}
+
+/// A loopback address no one listens on now. The binaries print their bound address only in
+/// their logs, so they are told one; another program taking it in between is unlikely here.
+fn free_address() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap()
+}
+
+/// Starts `command` with only warnings and errors on stderr; the process dies with this one
+/// should it panic before [`Running::stop`].
+fn spawn_quiet(mut command: tokio::process::Command) -> tokio::process::Child {
+    command
+        .env("RUST_LOG", "warn")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true);
+    command.spawn().expect("cannot start the binary")
+}
+
+/// Retries `connect` until the process `child` answers; there is no event for a process that
+/// starts listening. Panics when the process exits first or takes over 20 s.
+async fn until_up<T, E: std::fmt::Debug, F>(
+    child: &mut tokio::process::Child,
+    what: &str,
+    mut connect: impl FnMut() -> F,
+) -> T
+where
+    F: std::future::Future<Output = Result<T, E>>,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        match connect().await {
+            Ok(connected) => return connected,
+            Err(error) => {
+                if let Some(status) = child.try_wait().unwrap() {
+                    panic!("the {what} binary exited ({status}) before answering");
+                }
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "the {what} binary did not answer within 20 s: {error:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
     }
 }
 
@@ -429,8 +533,7 @@ pub fn logs() {
 /// A controller served on its own socket, stopped cleanly by [`ControllerProcess::stop`].
 pub struct ControllerProcess {
     pub address: SocketAddr,
-    shutdown: CancellationToken,
-    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+    running: Running,
 }
 
 /// A controller configuration for tests: fast heartbeats, a short queue deadline.
@@ -474,16 +577,47 @@ pub async fn controller_with_worker(
 }
 
 impl ControllerProcess {
-    /// Starts on `listen` (`127.0.0.1:0` for any port).
+    /// Starts on `listen` (`127.0.0.1:0` for any port), as a task of this process.
     pub async fn start(config: nanomuse_controller::Config, listen: &str) -> Self {
+        Self::start_with_local(config, listen, None).await
+    }
+
+    /// [`ControllerProcess::start`], with a backend of this process as a worker besides.
+    pub async fn start_with_local(
+        config: nanomuse_controller::Config,
+        listen: &str,
+        local: Option<nanomuse_controller::LocalWorker>,
+    ) -> Self {
         let listener = tokio::net::TcpListener::bind(listen).await.unwrap();
         let address = listener.local_addr().unwrap();
         let shutdown = CancellationToken::new();
-        let task = tokio::spawn(nanomuse_controller::run(config, listener, shutdown.clone()));
+        let task = tokio::spawn(nanomuse_controller::run_with_local(
+            config,
+            listener,
+            shutdown.clone(),
+            local,
+        ));
         Self {
             address,
-            shutdown,
-            task,
+            running: Running::Task { shutdown, task },
+        }
+    }
+
+    /// Runs the `controller` binary at `binary` as a process of its own, with its default
+    /// configuration (the deployed heartbeats and queue) and its state in `data`.
+    pub async fn spawn(binary: &Path, data: &Path) -> Self {
+        let address = free_address();
+        let mut command = tokio::process::Command::new(binary);
+        command
+            .args(["--listen", &address.to_string()])
+            .arg("--data")
+            .arg(data);
+        let mut child = spawn_quiet(command);
+        let endpoint = tonic::transport::Channel::from_shared(format!("http://{address}")).unwrap();
+        until_up(&mut child, "controller", || endpoint.connect()).await;
+        Self {
+            address,
+            running: Running::Process(child),
         }
     }
 
@@ -532,7 +666,6 @@ impl ControllerProcess {
     }
 
     pub async fn stop(self) {
-        self.shutdown.cancel();
-        self.task.await.unwrap().unwrap();
+        self.running.stop().await;
     }
 }
