@@ -5,4 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/local/ensure-chromium.sh
 python3 -c "import playwright" 2>/dev/null || python3 -m pip install -q -r tests/bench/requirements.txt
+# The binaries of the multi-process mode in the same build as the benchmark, so that the
+# dependencies are built once, with the same features.
+cargo build --release -p nanomuse-tests --example bench \
+  -p nanomuse-controller --bin controller -p nanomuse-worker --bin worker
 cargo run --release -p nanomuse-tests --example bench -- --out BENCHMARKS.md "$@"

@@ -1,0 +1,89 @@
+//! Concurrent agents on one controller: each on a thread of its own, navigating back to back
+//! (closed loop) for a fixed time, so a row costs the same whatever its latency.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nanomuse_proto::act_request::Action;
+use nanomuse_proto::{ActRequest, NavigateAction};
+
+use crate::{LOAD_WORKSPACES, Stats, Tool, stats};
+
+pub struct Load {
+    pub threads: usize,
+    /// Actions answered per second, over the time until the last one came back.
+    pub rate: f64,
+    /// None when every action failed.
+    pub stats: Option<Stats>,
+    /// Actions refused or not answered within the timeout, the untimed first ones included
+    /// (left out of the rate and the times).
+    pub failed: usize,
+}
+
+/// `threads` agents on threads `{prefix}-0…` spread over the workspaces, navigating
+/// to `url` for `duration`. Each first opens its page with one untimed navigate, so that the
+/// row times actions on live pages, not the pages' and browsers' launches.
+pub async fn run(
+    tool: &Tool,
+    prefix: &str,
+    threads: usize,
+    url: &str,
+    duration: Duration,
+    timeout: Duration,
+) -> Load {
+    let ready = Arc::new(tokio::sync::Barrier::new(threads + 1));
+    let mut tasks = Vec::new();
+    for t in 0..threads {
+        let mut tool = tool.clone();
+        let ready = ready.clone();
+        let request = ActRequest {
+            thread: format!("{prefix}-{t}"),
+            workspace: format!("{prefix}-{}", t % LOAD_WORKSPACES),
+            action: Some(Action::Navigate(NavigateAction { url: url.into() })),
+            ..Default::default()
+        };
+        tasks.push(tokio::spawn(async move {
+            let opened = timed(&mut tool, &request, timeout).await.is_some();
+            ready.wait().await;
+            let began = Instant::now();
+            let mut times = Vec::new();
+            while began.elapsed() < duration {
+                times.push(timed(&mut tool, &request, timeout).await);
+            }
+            (opened, times)
+        }));
+    }
+    ready.wait().await;
+    let began = Instant::now();
+    let mut times = Vec::new();
+    let mut unopened = 0;
+    for task in tasks {
+        let (opened, task_times) = task.await.unwrap();
+        unopened += usize::from(!opened);
+        times.extend(task_times);
+    }
+    let elapsed = began.elapsed().as_secs_f64();
+    let answered: Vec<Duration> = times.iter().flatten().copied().collect();
+    Load {
+        threads,
+        rate: answered.len() as f64 / elapsed,
+        stats: (!answered.is_empty()).then(|| stats(answered)),
+        failed: unopened + times.iter().filter(|t| t.is_none()).count(),
+    }
+}
+
+/// One action until its reply; None (and a line on stderr) when it failed or timed out.
+async fn timed(tool: &mut Tool, request: &ActRequest, timeout: Duration) -> Option<Duration> {
+    let at = Instant::now();
+    match tokio::time::timeout(timeout, tool.act(request.clone())).await {
+        Ok(Ok(_)) => Some(at.elapsed()),
+        Ok(Err(status)) => {
+            eprintln!("load: {}", status.message());
+            None
+        }
+        Err(_) => {
+            eprintln!("load: no reply within {timeout:?}");
+            None
+        }
+    }
+}

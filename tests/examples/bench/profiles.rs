@@ -1,0 +1,176 @@
+//! What a profile costs: its cold start, its memory with more pages, its relaunch after a
+//! crash; and how fast the frame store takes frames.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use nanomuse_proto::*;
+use nanomuse_worker::ChromiumBackend;
+
+use crate::support::{chromium_pid, process_ended};
+use crate::{Stats, stats};
+
+pub struct Profiles {
+    pub cold: Stats,
+    /// PSS in MiB of a profile with so many pages.
+    pub pss: Vec<(usize, f64)>,
+    pub relaunch: Stats,
+    pub frame_bytes: usize,
+    pub frame_writes: f64,
+}
+
+/// Measures on `backend`, whose profiles live in `profiles`; the frame store goes in `store`.
+pub async fn measure(
+    backend: &ChromiumBackend,
+    profiles: &Path,
+    site: &str,
+    store: &Path,
+) -> Profiles {
+    // Cold start of a profile: the first open of a new workspace launches its browser.
+    let mut cold = Vec::new();
+    for i in 0..5 {
+        let session = Some(Session::new("bench", format!("cold-{i}"), "p"));
+        let at = Instant::now();
+        backend
+            .open(OpenRequest {
+                session,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        cold.push(at.elapsed());
+    }
+
+    // Memory: one profile with one page, then with one and four more.
+    let memory_profile = profiles.join("bench").join("memory");
+    let needle = memory_profile.display().to_string();
+    let mut pss = Vec::new();
+    for pages in [1usize, 2, 5] {
+        for page in 0..pages {
+            let session = Some(Session::new("bench", "memory", format!("p{page}")));
+            backend
+                .open(OpenRequest {
+                    session: session.clone(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap();
+            backend
+                .navigate(NavigateRequest {
+                    session,
+                    url: format!("{site}/page"),
+                    timeout_ms: 0,
+                })
+                .await
+                .unwrap();
+        }
+        pss.push((pages, pss_mib(&needle)));
+    }
+
+    // A relaunch: the browser killed, the next op brings it and its page back.
+    let session = Some(Session::new("bench", "memory", "p0"));
+    let mut relaunch = Vec::new();
+    for _ in 0..3 {
+        if let Some(pid) = chromium_pid(&memory_profile.join("browser-profile")) {
+            std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status()
+                .unwrap();
+            while !process_ended(pid) {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+        let at = Instant::now();
+        backend
+            .state(StateRequest {
+                session: session.clone(),
+            })
+            .await
+            .unwrap();
+        relaunch.push(at.elapsed());
+    }
+
+    // The frame store: writes of real-sized frames, each flushed as the controller does.
+    let store = nanomuse_controller::store::SledStore::open(store).unwrap();
+    let shot = backend
+        .screenshot(ScreenshotRequest {
+            session,
+            quality: 70,
+        })
+        .await
+        .unwrap();
+    let writes = 200;
+    let at = Instant::now();
+    for i in 0..writes {
+        use nanomuse_controller::store::Store;
+        let frame = Frame {
+            id: store.next_id().unwrap().to_string(),
+            thread: format!("t{}", i % 8),
+            jpeg: shot.jpeg.clone(),
+            ..Default::default()
+        };
+        store.add_frame("bench", &frame).unwrap();
+        store.flush().await.unwrap();
+    }
+    Profiles {
+        cold: stats(cold),
+        pss,
+        relaunch: stats(relaunch),
+        frame_bytes: shot.jpeg.len(),
+        frame_writes: writes as f64 / at.elapsed().as_secs_f64(),
+    }
+}
+
+/// Proportional set size of the processes whose command line names `needle` and all their
+/// descendants (Chromium's renderers do not repeat the profile path), in MiB.
+pub fn pss_mib(needle: &str) -> f64 {
+    let mut parents = std::collections::HashMap::new();
+    let mut roots = std::collections::HashSet::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let ppid = stat
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        parents.insert(pid, ppid.unwrap_or(0));
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(needle) {
+            roots.insert(pid);
+        }
+    }
+    let in_tree = |mut pid: u32| loop {
+        if roots.contains(&pid) {
+            return true;
+        }
+        match parents.get(&pid) {
+            Some(&parent) if parent > 1 => pid = parent,
+            _ => return false,
+        }
+    };
+    let mut kib = 0u64;
+    for &pid in parents.keys().filter(|&&pid| in_tree(pid)) {
+        let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
+            continue;
+        };
+        for line in rollup.lines() {
+            if let Some(value) = line.strip_prefix("Pss:") {
+                kib += value
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .unwrap_or(0);
+            }
+        }
+    }
+    kib as f64 / 1024.0
+}
