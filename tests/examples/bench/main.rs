@@ -22,6 +22,7 @@ mod support;
 mod fake;
 mod load;
 mod peer;
+mod phone;
 mod profiles;
 mod report;
 mod steps;
@@ -281,6 +282,9 @@ async fn main() {
         eprintln!("{name} done ({:.0} s)", started.elapsed().as_secs_f64());
     }
 
+    let phone = phone::measure_both(&dir.path().join("phone-path"), &site, options.runs).await;
+    eprintln!("phone path done ({:.0} s)", started.elapsed().as_secs_f64());
+
     // The controller alone under concurrent agents.
     let mut fake_load = Vec::new();
     for threads in [1, 4, 16] {
@@ -343,6 +347,7 @@ async fn main() {
         scale_memory,
         profiles,
         peer,
+        phone,
         seconds: started.elapsed().as_secs_f64(),
     };
     std::fs::write(&options.out, report::markdown(&options, &results)).unwrap();

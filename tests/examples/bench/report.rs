@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::load::Load;
+use crate::phone::PhoneRow;
 use crate::profiles::Profiles;
 use crate::steps::Acted;
 use crate::{FAKE_CAPACITY, FAKE_LOAD, LOAD_WORKSPACES, Options, Runs, Stats};
@@ -36,6 +37,7 @@ pub struct Results {
     pub scale_memory: f64,
     pub profiles: Profiles,
     pub peer: Result<BTreeMap<String, Stats>, String>,
+    pub phone: Vec<PhoneRow>,
     pub seconds: f64,
 }
 
@@ -243,6 +245,28 @@ fn load_table(md: &mut String, rows: &[Load], failures: bool) {
 
 fn profiles(md: &mut String, results: &Results) {
     let profiles = &results.profiles;
+    writeln!(
+        md,
+        "\n## The phone path\n\n\
+         `Act` over gRPC to one controller, until the reply: on a thread of a worker, and on a \
+         thread of the phone — controller → device gateway (gRPC) → reference device (the phone's \
+         WebSocket protocol, JSON) → headless Chromium. `state` is one op, `extract` one \
+         `evaluate`, `navigate_small` a navigate, a settle and the listing.\n\n\
+         | action | worker | phone | phone − worker |\n|---|---|---|---|"
+    )
+    .unwrap();
+    for row in &results.phone {
+        writeln!(
+            md,
+            "| {} | {} | {} | {:+.1} |",
+            row.name,
+            fmt(Some(row.worker)),
+            fmt(Some(row.phone)),
+            row.phone.median - row.worker.median
+        )
+        .unwrap();
+    }
+
     writeln!(md, "\n## Profiles\n").unwrap();
     writeln!(
         md,
