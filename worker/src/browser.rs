@@ -65,6 +65,8 @@ impl LiveBrowser {
             args.push("--no-sandbox");
         }
         args.extend(config.chromium_args.iter().map(String::as_str));
+        // How long a command may go unanswered, on chromiumoxide's connection and on ours.
+        let command_timeout = config.timeout() + Duration::from_secs(5);
         // chromiumoxide writes the leading dashes itself.
         let args: Vec<String> = args
             .iter()
@@ -75,7 +77,7 @@ impl LiveBrowser {
             .user_data_dir(profile_dir)
             .new_headless_mode()
             .viewport(None)
-            .request_timeout(config.timeout() + Duration::from_secs(5))
+            .request_timeout(command_timeout)
             .args(args)
             .build()
             .map_err(WorkerError::Launch)?;
@@ -99,7 +101,8 @@ impl LiveBrowser {
 
         let mut tasks = vec![handler_task];
         let started = async {
-            let side = Arc::new(SideChannel::connect(browser.websocket_address()).await?);
+            let side =
+                Arc::new(SideChannel::connect(browser.websocket_address(), command_timeout).await?);
             let version = browser.version().await?;
             let chrome_major = version
                 .product
@@ -255,7 +258,7 @@ async fn watch_new_windows(
                 .await;
             if url.starts_with("http://") || url.starts_with("https://") {
                 tracing::debug!(%url, "new window loaded in its opener instead");
-                let _ = page.side_call("Page.navigate", json!({"url": url})).await;
+                let _ = page.cdp("Page.navigate", json!({"url": url})).await;
             }
         }
     }))

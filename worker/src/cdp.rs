@@ -1,18 +1,21 @@
-//! Untyped CDP commands. Most ops speak CDP through chromiumoxide's session of the page
-//! ([`call`]); `Page.navigate` goes through a [`SideChannel`] of our own, because chromiumoxide
-//! turns every `Page.navigate` it carries into a wait for a new document and `load`, which never
-//! comes for a download or a 204 and then wedges the page's later navigations.
+//! Untyped CDP commands. A page's commands go over a [`SideChannel`], a raw CDP connection of
+//! our own with a flat session on the page's target: chromiumoxide turns every `Page.navigate`
+//! it carries into a wait for a new document and `load` (which never comes for a download or a
+//! 204), and a reply through its handler comes ~0.5 ms later than through ours. chromiumoxide
+//! keeps the events (network, lifecycle, targets, downloads) and some setup ([`call_browser`],
+//! [`call_page`]).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use chromiumoxide::types::{Command, Method, MethodId};
 use chromiumoxide::{Browser, Page};
 use futures::{SinkExt, StreamExt};
 use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
-use tokio::sync::{Mutex, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::error::{Result, WorkerError};
@@ -50,12 +53,10 @@ fn refused(method: &str, error: chromiumoxide::error::CdpError) -> WorkerError {
     }
 }
 
-/// Sends `method` with `params` on the page's own session.
-pub async fn call(page: &Page, method: &'static str, params: Value) -> Result<Value> {
-    debug_assert_ne!(
-        method, "Page.navigate",
-        "navigate goes through the side channel"
-    );
+/// Sends `method` with `params` on chromiumoxide's session of `page`, the one with the Page
+/// domain enabled. Only setup that needs it goes here: Chromium runs a session's new-document
+/// scripts only while Page is enabled on that session. Ops use [`crate::page::PageHandle::cdp`].
+pub async fn call_page(page: &Page, method: &'static str, params: Value) -> Result<Value> {
     page.execute(Untyped { method, params })
         .await
         .map(|response| response.result)
@@ -71,25 +72,33 @@ pub async fn call_browser(browser: &Browser, method: &'static str, params: Value
         .map_err(|e| refused(method, e))
 }
 
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, String>>>>>;
+/// Who waits for which reply; `None` once the connection is gone, so no one waits in vain.
+type Pending = Arc<Mutex<Option<HashMap<u64, oneshot::Sender<Result<Value, String>>>>>>;
 
-/// A second CDP connection to the same browser, used for commands chromiumoxide would
-/// intercept. It reads only responses; events stay with chromiumoxide.
+fn gone() -> WorkerError {
+    WorkerError::BrowserGone("the CDP connection is closed".into())
+}
+
+/// Our own CDP connection to a browser. It reads only replies: no domain is enabled on its
+/// sessions, so no events come.
 pub struct SideChannel {
     outgoing: mpsc::UnboundedSender<String>,
     pending: Pending,
     next_id: AtomicU64,
+    /// How long a command may go unanswered, as chromiumoxide's request timeout: a crashed
+    /// renderer never answers `Runtime.evaluate`.
+    timeout: Duration,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl SideChannel {
-    pub async fn connect(websocket_url: &str) -> Result<Self> {
+    pub async fn connect(websocket_url: &str, timeout: Duration) -> Result<Self> {
         let (socket, _) = tokio_tungstenite::connect_async_with_config(websocket_url, None, true)
             .await
             .map_err(|e| WorkerError::Launch(format!("second CDP connection failed: {e}")))?;
         let (mut sink, mut stream) = socket.split();
         let (outgoing, mut queue) = mpsc::unbounded_channel::<String>();
-        let pending: Pending = Arc::default();
+        let pending: Pending = Arc::new(Mutex::new(Some(HashMap::new())));
 
         let writer = tokio::spawn(async move {
             while let Some(text) = queue.recv().await {
@@ -104,59 +113,75 @@ impl SideChannel {
                 let Message::Text(text) = message else {
                     continue;
                 };
-                let Ok(value) = serde_json::from_str::<Value>(&text) else {
+                let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
                     continue;
                 };
                 let Some(id) = value.get("id").and_then(Value::as_u64) else {
                     continue;
                 };
-                if let Some(reply) = reader_pending.lock().await.remove(&id) {
+                let waiter = reader_pending
+                    .lock()
+                    .unwrap()
+                    .as_mut()
+                    .and_then(|waiting| waiting.remove(&id));
+                if let Some(reply) = waiter {
                     let outcome = match value.get("error") {
                         Some(error) => Err(error
                             .get("message")
                             .and_then(Value::as_str)
                             .unwrap_or("unknown error")
                             .to_string()),
-                        None => Ok(value.get("result").cloned().unwrap_or(Value::Null)),
+                        None => Ok(value.get_mut("result").map_or(Value::Null, Value::take)),
                     };
                     let _ = reply.send(outcome);
                 }
             }
-            // The browser is gone: fail whoever still waits.
-            reader_pending.lock().await.clear();
+            // The browser is gone: fail whoever waits now or asks later.
+            reader_pending.lock().unwrap().take();
         });
         Ok(Self {
             outgoing,
             pending,
             next_id: AtomicU64::new(1),
+            timeout,
             tasks: vec![writer, reader],
         })
     }
 
     /// Sends `method` on `session` (a flat session id) or to the browser when `None`.
     pub async fn call(&self, session: Option<&str>, method: &str, params: Value) -> Result<Value> {
+        self.send(session, method, params)?.reply().await
+    }
+
+    /// Queues a command for the writer; its reply comes with [`Sent::reply`].
+    fn send<'a>(
+        &'a self,
+        session: Option<&str>,
+        method: &'a str,
+        params: Value,
+    ) -> Result<Sent<'a>> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (reply, answer) = oneshot::channel();
-        self.pending.lock().await.insert(id, reply);
+        self.pending
+            .lock()
+            .unwrap()
+            .as_mut()
+            .ok_or_else(gone)?
+            .insert(id, reply);
+        let sent = Sent {
+            channel: self,
+            id,
+            method,
+            answer,
+        };
         let mut message = json!({"id": id, "method": method, "params": params});
         if let Some(session) = session {
             message["sessionId"] = json!(session);
         }
-        if self.outgoing.send(message.to_string()).is_err() {
-            return Err(WorkerError::BrowserGone(
-                "the CDP connection is closed".into(),
-            ));
-        }
-        match answer.await {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(message)) => Err(WorkerError::Cdp {
-                method: method.to_string(),
-                message,
-            }),
-            Err(_) => Err(WorkerError::BrowserGone(
-                "the CDP connection is closed".into(),
-            )),
-        }
+        self.outgoing
+            .send(message.to_string())
+            .map_err(|_| gone())?;
+        Ok(sent)
     }
 
     /// Attaches to a target with a flat session of this connection.
@@ -173,6 +198,42 @@ impl SideChannel {
             .and_then(Value::as_str)
             .map(str::to_string)
             .ok_or_else(|| WorkerError::BrowserGone("attachToTarget gave no session".into()))
+    }
+}
+
+/// A command on its way.
+struct Sent<'a> {
+    channel: &'a SideChannel,
+    id: u64,
+    method: &'a str,
+    answer: oneshot::Receiver<Result<Value, String>>,
+}
+
+impl Sent<'_> {
+    /// Waits for the reply, at most the channel's timeout.
+    async fn reply(mut self) -> Result<Value> {
+        let method = self.method;
+        match tokio::time::timeout(self.channel.timeout, &mut self.answer).await {
+            Ok(Ok(Ok(value))) => Ok(value),
+            Ok(Ok(Err(message))) => Err(WorkerError::Cdp {
+                method: method.to_string(),
+                message,
+            }),
+            Ok(Err(_)) => Err(gone()),
+            Err(_) => Err(WorkerError::BrowserGone(format!(
+                "Chromium did not answer {method} within {} ms",
+                self.channel.timeout.as_millis()
+            ))),
+        }
+    }
+}
+
+/// A caller that stops waiting (answered, timed out, or its op given up) forgets its reply.
+impl Drop for Sent<'_> {
+    fn drop(&mut self) {
+        if let Some(waiting) = self.channel.pending.lock().unwrap().as_mut() {
+            waiting.remove(&self.id);
+        }
     }
 }
 

@@ -1,11 +1,10 @@
 //! The page's profile: viewport size, user agent and touch, applied per target and live (no
 //! reload), as a phone or a desktop browser.
 
-use chromiumoxide::Page;
 use serde_json::json;
 
-use crate::cdp;
 use crate::error::{Result, WorkerError};
+use crate::page::PageHandle;
 
 /// The mobile profile's viewport and pixel ratio: a common Android phone.
 pub const MOBILE_SIZE: (u32, u32) = (412, 915);
@@ -82,15 +81,16 @@ fn default_user_agent(mobile: bool, chrome_major: &str) -> String {
     }
 }
 
-/// Applies `settings` to `page` at once: size, user agent (with client hints), touch.
-pub async fn apply(page: &Page, settings: &PageSettings, chrome_major: &str) -> Result<()> {
+/// Applies `settings` to `page` at once: size, user agent (with client hints), touch. They are
+/// set on the session that captures screenshots: a clipped capture scales from its own
+/// session's device metrics.
+pub async fn apply(page: &PageHandle, settings: &PageSettings, chrome_major: &str) -> Result<()> {
     let (platform, navigator_platform, model) = if settings.mobile {
         ("Android", "Linux armv81", "Pixel 8")
     } else {
         ("Linux", "Linux x86_64", "")
     };
-    let metrics = cdp::call(
-        page,
+    let metrics = page.cdp(
         "Emulation.setDeviceMetricsOverride",
         json!({
             "width": settings.width,
@@ -101,8 +101,7 @@ pub async fn apply(page: &Page, settings: &PageSettings, chrome_major: &str) -> 
             "screenHeight": settings.height,
         }),
     );
-    let agent = cdp::call(
-        page,
+    let agent = page.cdp(
         "Emulation.setUserAgentOverride",
         json!({
             "userAgent": settings.user_agent,
@@ -120,8 +119,7 @@ pub async fn apply(page: &Page, settings: &PageSettings, chrome_major: &str) -> 
             },
         }),
     );
-    let touch = cdp::call(
-        page,
+    let touch = page.cdp(
         "Emulation.setTouchEmulationEnabled",
         json!({"enabled": settings.mobile, "maxTouchPoints": 5}),
     );

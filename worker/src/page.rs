@@ -1,5 +1,6 @@
-//! One page of a profile's browser: the chromiumoxide page, our side-channel session on it, its
-//! settings and its network tracker. Ops on one page run one at a time.
+//! One page of a profile's browser: the chromiumoxide page (for its events), our side-channel
+//! session on it (for every command, [`PageHandle::cdp`]), its settings and its network
+//! tracker. Ops on one page run one at a time.
 
 use std::sync::{Arc, Mutex};
 
@@ -43,11 +44,12 @@ pub struct PageSpec {
 }
 
 pub struct PageHandle {
+    /// chromiumoxide's page: its events, and closing it.
     pub page: Page,
     pub target_id: String,
     /// Our flat session on this target, on the browser's [`SideChannel`].
-    pub side_session: String,
-    pub side: Arc<SideChannel>,
+    side_session: String,
+    side: Arc<SideChannel>,
     pub downloads: Arc<Downloads>,
     /// The browser's cookie snapshot, saved after page-changing ops.
     pub cookies: Arc<CookieSnapshots>,
@@ -77,27 +79,20 @@ impl PageHandle {
             .map_err(WorkerError::invalid)?;
         let page = browser.new_page(params).await?;
         let target_id = page.target_id().inner().clone();
-        let setup = async {
-            emulation::apply(&page, &spec.settings, chrome_major).await?;
-            cdp::call(
-                &page,
-                "Page.addScriptToEvaluateOnNewDocument",
-                json!({"source": ONE_TAB_SCRIPT, "runImmediately": true}),
-            )
-            .await?;
+        let started = async {
             let side_session = side.attach(&target_id).await?;
-            let (tracker, tracker_task) =
+            let tracker =
                 NetworkTracker::start(&page, target_id.clone(), spec.last_url.clone()).await?;
-            Ok::<_, WorkerError>((side_session, tracker, tracker_task))
+            Ok::<_, WorkerError>((side_session, tracker))
         };
-        let (side_session, tracker, tracker_task) = match setup.await {
+        let (side_session, (tracker, tracker_task)) = match started.await {
             Ok(parts) => parts,
             Err(error) => {
                 let _ = page.close().await;
                 return Err(error);
             }
         };
-        Ok(Arc::new(Self {
+        let handle = Arc::new(Self {
             page,
             target_id,
             side_session,
@@ -109,7 +104,21 @@ impl PageHandle {
             chrome_major: chrome_major.to_string(),
             op_lock: tokio::sync::Mutex::new(()),
             tracker_task,
-        }))
+        });
+        let setup = async {
+            emulation::apply(&handle, &spec.settings, chrome_major).await?;
+            cdp::call_page(
+                &handle.page,
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": ONE_TAB_SCRIPT, "runImmediately": true}),
+            )
+            .await
+        };
+        if let Err(error) = setup.await {
+            let _ = handle.close().await;
+            return Err(error);
+        }
+        Ok(handle)
     }
 
     pub fn settings(&self) -> PageSettings {
@@ -119,13 +128,13 @@ impl PageHandle {
     /// Runs `(js)(arg)` in the page and returns its JSON value (a promise is awaited).
     pub async fn evaluate(&self, js: &str, arg: &Value) -> Result<Value> {
         let expression = format!("({js})({arg})");
-        let reply = cdp::call(
-            &self.page,
-            "Runtime.evaluate",
-            json!({"expression": expression, "returnByValue": true, "awaitPromise": true,
-                   "userGesture": true}),
-        )
-        .await?;
+        let reply = self
+            .cdp(
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true, "awaitPromise": true,
+                       "userGesture": true}),
+            )
+            .await?;
         if let Some(details) = reply.get("exceptionDetails") {
             let text = details
                 .pointer("/exception/description")
@@ -142,8 +151,8 @@ impl PageHandle {
             .unwrap_or(Value::Null))
     }
 
-    /// Sends a command on our side-channel session (for what chromiumoxide would intercept).
-    pub async fn side_call(&self, method: &str, params: Value) -> Result<Value> {
+    /// Sends a command to the page, on our side-channel session.
+    pub async fn cdp(&self, method: &str, params: Value) -> Result<Value> {
         self.side
             .call(Some(&self.side_session), method, params)
             .await

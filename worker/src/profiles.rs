@@ -152,7 +152,7 @@ impl Pool {
             live.create_page(&page_key, &spec).await?;
         }
         if let Some(page) = live.pages.get(&page_key).cloned() {
-            crate::emulation::apply(&page.page, &settings, &live.chrome_major).await?;
+            crate::emulation::apply(&page, &settings, &live.chrome_major).await?;
             *page.settings.lock().unwrap() = settings.clone();
             if let Some(spec) = state.specs.get_mut(&page_key) {
                 spec.settings = settings;
@@ -193,7 +193,7 @@ impl Pool {
         {
             tracing::info!(%url, "page brought back after a relaunch");
             let _ = page
-                .side_call("Page.navigate", serde_json::json!({"url": url}))
+                .cdp("Page.navigate", serde_json::json!({"url": url}))
                 .await;
         }
         Ok((page, in_use))

@@ -10,7 +10,6 @@ use futures::StreamExt;
 use nanomuse_proto::{BackReply, BackRequest};
 use serde_json::{Value, json};
 
-use crate::cdp;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
@@ -19,7 +18,7 @@ pub async fn run(
     _request: &BackRequest,
     timeout: Duration,
 ) -> Result<BackReply> {
-    let history = cdp::call(&page.page, "Page.getNavigationHistory", json!({})).await?;
+    let history = page.cdp("Page.getNavigationHistory", json!({})).await?;
     let current = history["currentIndex"].as_u64().unwrap_or(0) as usize;
     let entries = history["entries"].as_array().cloned().unwrap_or_default();
     let previous = current
@@ -40,12 +39,8 @@ pub async fn run(
         .event_listener::<EventNavigatedWithinDocument>()
         .await?;
     let going_back = async {
-        cdp::call(
-            &page.page,
-            "Page.navigateToHistoryEntry",
-            json!({"entryId": entry_id}),
-        )
-        .await?;
+        page.cdp("Page.navigateToHistoryEntry", json!({"entryId": entry_id}))
+            .await?;
         loop {
             tokio::select! {
                 Some(event) = navigated.next() => if event.frame.parent_id.is_none() { break },

@@ -8,7 +8,6 @@ use nanomuse_proto::{FetchReply, FetchRequest, Header};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::cdp;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
@@ -143,7 +142,9 @@ fn describe(error: &reqwest::Error) -> String {
 
 /// The `Cookie` header the browser would send to `url`, HttpOnly cookies included.
 async fn cookie_header(page: &PageHandle, url: &str) -> Result<String> {
-    let reply = cdp::call(&page.page, "Network.getCookies", json!({"urls": [url]})).await?;
+    let reply = page
+        .cdp("Network.getCookies", json!({"urls": [url]}))
+        .await?;
     let mut cookies = reply["cookies"].as_array().cloned().unwrap_or_default();
     // RFC 6265 §5.4: longer paths first. CDP gives no creation times and its own order varies
     // from call to call, so names break ties: the same jar always makes the same header.
@@ -178,12 +179,8 @@ async fn store_cookies(
         cookies.push(cookie_param(&parsed, url));
     }
     if !cookies.is_empty() {
-        cdp::call(
-            &page.page,
-            "Network.setCookies",
-            json!({"cookies": cookies}),
-        )
-        .await?;
+        page.cdp("Network.setCookies", json!({"cookies": cookies}))
+            .await?;
     }
     Ok(())
 }

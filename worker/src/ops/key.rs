@@ -3,7 +3,6 @@
 use nanomuse_proto::{KeyReply, KeyRequest};
 use serde_json::json;
 
-use crate::cdp;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
@@ -70,9 +69,8 @@ pub async fn run(page: &PageHandle, request: &KeyRequest) -> Result<KeyReply> {
         press["text"] = json!(text);
         press["unmodifiedText"] = json!(text);
     }
-    cdp::call(&page.page, "Input.dispatchKeyEvent", press).await?;
-    cdp::call(
-        &page.page,
+    page.cdp("Input.dispatchKeyEvent", press).await?;
+    page.cdp(
         "Input.dispatchKeyEvent",
         json!({"type": "keyUp", "key": key, "code": code,
             "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}),

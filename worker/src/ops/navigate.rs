@@ -30,7 +30,7 @@ pub async fn run(
 
     let loading = async {
         let reply = page
-            .side_call("Page.navigate", json!({"url": url.as_str()}))
+            .cdp("Page.navigate", json!({"url": url.as_str()}))
             .await?;
         if let Some(error) = reply.get("errorText").and_then(Value::as_str) {
             if reply.get("isDownload").and_then(Value::as_bool) == Some(true) {

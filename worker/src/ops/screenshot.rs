@@ -5,7 +5,6 @@ use base64::Engine;
 use nanomuse_proto::{ScreenshotReply, ScreenshotRequest};
 use serde_json::json;
 
-use crate::cdp;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
@@ -29,7 +28,7 @@ pub async fn run(
     if scale != 1.0 {
         // Scaled down to CSS px; the clip is in document coordinates, so it starts where the
         // visual viewport is scrolled to.
-        let metrics = cdp::call(&page.page, "Page.getLayoutMetrics", json!({})).await?;
+        let metrics = page.cdp("Page.getLayoutMetrics", json!({})).await?;
         let viewport = &metrics["cssVisualViewport"];
         params["clip"] = json!({
             "x": viewport["pageX"].as_f64().unwrap_or(0.0),
@@ -39,7 +38,7 @@ pub async fn run(
             "scale": 1.0 / scale,
         });
     }
-    let reply = cdp::call(&page.page, "Page.captureScreenshot", params).await?;
+    let reply = page.cdp("Page.captureScreenshot", params).await?;
     let data = reply["data"].as_str().unwrap_or_default();
     let jpeg = base64::engine::general_purpose::STANDARD
         .decode(data)

@@ -4,7 +4,6 @@
 use nanomuse_proto::{ScrollReply, ScrollRequest};
 use serde_json::json;
 
-use crate::cdp;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
@@ -19,8 +18,7 @@ pub async fn run(page: &PageHandle, request: &ScrollRequest) -> Result<ScrollRep
     }
     let settings = page.settings();
     let (x, y) = (settings.width as f64 / 2.0, settings.height as f64 / 2.0);
-    cdp::call(
-        &page.page,
+    page.cdp(
         "Input.dispatchMouseEvent",
         json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": 0, "deltaY": dy}),
     )

@@ -4,7 +4,6 @@
 use nanomuse_proto::{TapReply, TapRequest};
 use serde_json::json;
 
-use crate::cdp;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
@@ -22,15 +21,12 @@ pub async fn run(page: &PageHandle, request: &TapRequest) -> Result<TapReply> {
         )));
     }
     if settings.mobile {
-        cdp::call(
-            &page.page,
+        page.cdp(
             "Input.dispatchTouchEvent",
             json!({"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}),
         )
         .await?;
-        // chromiumoxide's typed touchEnd drops the empty list Chromium insists on.
-        cdp::call(
-            &page.page,
+        page.cdp(
             "Input.dispatchTouchEvent",
             json!({"type": "touchEnd", "touchPoints": []}),
         )
@@ -41,7 +37,7 @@ pub async fn run(page: &PageHandle, request: &TapRequest) -> Result<TapReply> {
             if kind == "mouseMoved" {
                 params["button"] = json!("none");
             }
-            cdp::call(&page.page, "Input.dispatchMouseEvent", params).await?;
+            page.cdp("Input.dispatchMouseEvent", params).await?;
         }
     }
     Ok(TapReply {})
