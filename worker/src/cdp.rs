@@ -153,6 +153,20 @@ impl SideChannel {
         self.send(session, method, params)?.reply().await
     }
 
+    /// Sends `commands` back to back on `session`, then waits for all their replies. Chromium
+    /// handles a session's commands in order; input events sent together are handled in one
+    /// frame instead of one frame each.
+    pub async fn call_in_order(&self, session: &str, commands: &[(&str, Value)]) -> Result<()> {
+        let sent = commands
+            .iter()
+            .map(|(method, params)| self.send(Some(session), method, params.clone()))
+            .collect::<Result<Vec<_>>>()?;
+        for command in sent {
+            command.reply().await?;
+        }
+        Ok(())
+    }
+
     /// Queues a command for the writer; its reply comes with [`Sent::reply`].
     fn send<'a>(
         &'a self,

@@ -158,6 +158,12 @@ impl PageHandle {
             .await
     }
 
+    /// Sends `commands` to the page back to back and waits for all (see
+    /// [`SideChannel::call_in_order`]): the events of one input, so it takes one frame.
+    pub async fn cdp_in_order(&self, commands: &[(&str, Value)]) -> Result<()> {
+        self.side.call_in_order(&self.side_session, commands).await
+    }
+
     /// Closes the page's target.
     pub async fn close(&self) -> Result<()> {
         self.tracker_task.abort();

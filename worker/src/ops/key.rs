@@ -69,12 +69,12 @@ pub async fn run(page: &PageHandle, request: &KeyRequest) -> Result<KeyReply> {
         press["text"] = json!(text);
         press["unmodifiedText"] = json!(text);
     }
-    page.cdp("Input.dispatchKeyEvent", press).await?;
-    page.cdp(
-        "Input.dispatchKeyEvent",
-        json!({"type": "keyUp", "key": key, "code": code,
-            "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}),
-    )
+    let release = json!({"type": "keyUp", "key": key, "code": code,
+        "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk});
+    page.cdp_in_order(&[
+        ("Input.dispatchKeyEvent", press),
+        ("Input.dispatchKeyEvent", release),
+    ])
     .await?;
     Ok(KeyReply {})
 }

@@ -20,25 +20,29 @@ pub async fn run(page: &PageHandle, request: &TapRequest) -> Result<TapReply> {
             settings.width, settings.height
         )));
     }
-    if settings.mobile {
-        page.cdp(
-            "Input.dispatchTouchEvent",
-            json!({"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}),
-        )
-        .await?;
-        page.cdp(
-            "Input.dispatchTouchEvent",
-            json!({"type": "touchEnd", "touchPoints": []}),
-        )
-        .await?;
+    let events = if settings.mobile {
+        vec![
+            (
+                "Input.dispatchTouchEvent",
+                json!({"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}),
+            ),
+            (
+                "Input.dispatchTouchEvent",
+                json!({"type": "touchEnd", "touchPoints": []}),
+            ),
+        ]
     } else {
-        for (kind, buttons) in [("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 0)] {
-            let mut params = super::mouse(kind, x, y, buttons);
-            if kind == "mouseMoved" {
-                params["button"] = json!("none");
-            }
-            page.cdp("Input.dispatchMouseEvent", params).await?;
-        }
-    }
+        [("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 0)]
+            .into_iter()
+            .map(|(kind, buttons)| {
+                let mut params = super::mouse(kind, x, y, buttons);
+                if kind == "mouseMoved" {
+                    params["button"] = json!("none");
+                }
+                ("Input.dispatchMouseEvent", params)
+            })
+            .collect()
+    };
+    page.cdp_in_order(&events).await?;
     Ok(TapReply {})
 }
