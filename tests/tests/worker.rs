@@ -215,6 +215,69 @@ async fn mobile_profile_taps_by_touch_and_screenshots_in_css_px() {
     worker.stop().await;
 }
 
+/// Decodes a JPEG in the page itself: its size and the colour near its bottom right corner.
+const JPEG_CORNER_JS: &str = "async (bytes) => {
+  const bitmap = await createImageBitmap(new Blob([new Uint8Array(bytes)], {type: 'image/jpeg'}));
+  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+  const context = canvas.getContext('2d');
+  context.drawImage(bitmap, 0, 0);
+  const [r, g, b] = context.getImageData(bitmap.width - 20, bitmap.height - 20, 1, 1).data;
+  return [bitmap.width, bitmap.height, r, g, b];
+}";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_screenshot_shows_the_page_as_it_is_right_after_a_change() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    let colours = [[255, 0, 0], [0, 160, 0], [0, 0, 255]];
+    for (page, mobile, size) in [("d", false, [1280, 900]), ("m", true, [412, 915])] {
+        b.open(open_request(page, mobile)).await.unwrap();
+        navigate(b, page, format!("http://{site}/page")).await;
+        for round in 0..6 {
+            // The second half on a scrolled page: the picture follows the viewport.
+            let scroll = if round < 3 { 0 } else { 2000 };
+            let [r, g, bl] = colours[round % 3];
+            eval(
+                b,
+                page,
+                &format!(
+                    "() => {{ document.body.style.background = 'rgb({r},{g},{bl})'; \
+                     scrollTo(0, {scroll}); }}"
+                ),
+            )
+            .await;
+            let shot = b
+                .screenshot(ScreenshotRequest {
+                    session: session(page),
+                    quality: 0,
+                })
+                .await
+                .unwrap();
+            let seen: Vec<i64> = serde_json::from_str(
+                &b.evaluate(EvaluateRequest {
+                    session: session(page),
+                    js: JPEG_CORNER_JS.into(),
+                    arg_json: json!(shot.jpeg).to_string(),
+                })
+                .await
+                .unwrap()
+                .value_json,
+            )
+            .unwrap();
+            assert_eq!(seen[..2], size, "{page} round {round}");
+            let near = seen[2..]
+                .iter()
+                .zip([r, g, bl])
+                .all(|(seen, want)| (seen - want).abs() < 40);
+            assert!(
+                near,
+                "{page} round {round}: {seen:?}, not rgb({r},{g},{bl})"
+            );
+        }
+    }
+    worker.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn profile_switch_changes_user_agent_and_viewport_as_the_page_sees_them() {
     let (site, _dir, worker) = site_and_worker().await;

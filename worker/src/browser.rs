@@ -32,6 +32,10 @@ const CHROMIUM_FLAGS: &[&str] = &[
     "--mute-audio",
     "--hide-scrollbars",
     "--no-default-browser-check",
+    // `Page.captureScreenshot` copies a new surface instead of waiting for a forced redraw to
+    // be presented: 10–15 ms less per frame, same picture (Playwright launches with it too).
+    // It needs the page visible, which ours are: each has a window of its own.
+    "--enable-features=CDPScreenshotNewSurface",
 ];
 
 type PageIndex = Arc<Mutex<HashMap<String, Weak<PageHandle>>>>;
@@ -67,20 +71,23 @@ impl LiveBrowser {
         args.extend(config.chromium_args.iter().map(String::as_str));
         // How long a command may go unanswered, on chromiumoxide's connection and on ours.
         let command_timeout = config.timeout() + Duration::from_secs(5);
-        // chromiumoxide writes the leading dashes itself.
-        let args: Vec<String> = args
-            .iter()
-            .map(|flag| flag.trim_start_matches('-').to_string())
-            .collect();
-        let browser_config = BrowserConfig::builder()
+        let mut builder = BrowserConfig::builder()
             .chrome_executable(real_binary(&config.chromium))
             .user_data_dir(profile_dir)
             .new_headless_mode()
             .viewport(None)
-            .request_timeout(command_timeout)
-            .args(args)
-            .build()
-            .map_err(WorkerError::Launch)?;
+            .request_timeout(command_timeout);
+        // chromiumoxide writes the leading dashes itself and joins the values given under one
+        // key with commas, so our `--enable-features=…` adds to its own list; as two separate
+        // flags, the last one would win.
+        for flag in args {
+            let flag = flag.trim_start_matches('-');
+            builder = match flag.split_once('=') {
+                Some(pair) => builder.arg(pair),
+                None => builder.arg(flag),
+            };
+        }
+        let browser_config = builder.build().map_err(WorkerError::Launch)?;
         let (browser, mut handler) = Browser::launch(browser_config)
             .await
             .map_err(|e| WorkerError::Launch(e.to_string()))?;
