@@ -9,4 +9,5 @@ python3 -c "import playwright" 2>/dev/null || python3 -m pip install -q -r tests
 # dependencies are built once, with the same features.
 cargo build --release -p nanomuse-tests --example bench \
   -p nanomuse-controller --bin controller -p nanomuse-worker --bin worker
-cargo run --release -p nanomuse-tests --example bench -- --out BENCHMARKS.md "$@"
+# The built program itself: `cargo run` would unify features differently and build it again.
+target/release/examples/bench --out BENCHMARKS.md "$@"

@@ -282,6 +282,11 @@ async fn main() {
         eprintln!("{name} done ({:.0} s)", started.elapsed().as_secs_f64());
     }
 
+    // The peer right after the steps, on the same quiet machine (the load rows below leave
+    // browsers and their pages behind).
+    let peer = peer::playwright(&options, &site);
+    eprintln!("Playwright done ({:.0} s)", started.elapsed().as_secs_f64());
+
     let phone = phone::measure_both(&dir.path().join("phone-path"), &site, options.runs).await;
     eprintln!("phone path done ({:.0} s)", started.elapsed().as_secs_f64());
 
@@ -322,7 +327,6 @@ async fn main() {
     )
     .await;
 
-    let peer = peer::playwright(&options, &site);
     shutdown.cancel();
     serve.await.unwrap().unwrap();
     fake.stop().await;
