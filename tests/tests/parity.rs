@@ -2,7 +2,7 @@
 //! and once on the reference device behind the gateway (a phone played by headless Chromium),
 //! and what the agent sees agrees — the same numbered elements, the same page states, frames of
 //! the profile's size, fetch with the page's cookies, hand-over and Done (from the phone on
-//! the phone's side). Then the routing: auto, device and playwright.
+//! the phone's side). Then the routing (auto, device, playwright) and a take-over on the phone.
 
 mod support;
 
@@ -107,19 +107,24 @@ impl System {
         serde_json::from_str(&response.text().await.unwrap()).unwrap()
     }
 
-    /// Waits until the controller lists exactly `devices`; the gateway's events reach it on
-    /// their own schedule and there is no stream of them to wait on from here.
+    /// Waits until the controller lists exactly `devices`.
     async fn wait_for_devices(&mut self, devices: &[&str]) {
+        self.wait_for_state("the phones", |s| s["devices"] == json!(devices))
+            .await;
+    }
+
+    /// Waits until `/api/state` shows `what`: the gateway's events reach the controller on
+    /// their own schedule, and there is no stream of them to wait on from here.
+    async fn wait_for_state(&self, what: &str, shows: impl Fn(&Value) -> bool) -> Value {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
         loop {
             let state = self.state().await;
-            if state["devices"] == json!(devices) {
-                return;
+            if shows(&state) {
+                return state;
             }
             assert!(
                 tokio::time::Instant::now() < deadline,
-                "the controller sees {}",
-                state["devices"]
+                "no {what} in {state}"
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -379,7 +384,7 @@ async fn run_on_both_backends(system: &System) {
 }
 
 #[tokio::test]
-async fn auto_uses_the_phone_while_one_is_connected_device_needs_one_and_playwright_never_does() {
+async fn routing_follows_the_phone_and_a_take_over_on_the_phone_holds_its_thread() {
     let mut system = System::start().await;
     let mut tool = system.controller.tool().await;
     let state = || Action::State(StateAction {});
@@ -395,6 +400,23 @@ async fn auto_uses_the_phone_while_one_is_connected_device_needs_one_and_playwri
         "state names the phone: {}",
         reply.text
     );
+    // The user takes the page on the phone: a hold on the thread the phone's page belongs to;
+    // handed back on the phone, it closes.
+    let device = system.device.as_ref().unwrap();
+    device.take_over("signing in").await;
+    let held = system
+        .wait_for_state("hold", |s| s["holds"][0]["thread"] == "auto")
+        .await;
+    let hold = &held["holds"][0];
+    assert_eq!(
+        (&hold["opened_by"], &hold["reason"]),
+        (&json!("user"), &json!("signing in"))
+    );
+    device.hand_back().await;
+    system
+        .wait_for_state("hand-back", |s| s["holds"] == json!([]))
+        .await;
+
     let reply = tool
         .act(request("server", "playwright", state()))
         .await
