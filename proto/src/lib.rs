@@ -6,6 +6,8 @@
 
 mod backend;
 mod client;
+mod config_file;
+mod logs;
 mod names;
 mod server;
 mod shutdown;
@@ -17,6 +19,8 @@ pub mod v1 {
 
 pub use backend::{Backend, BackendError};
 pub use client::GrpcBackend;
+pub use config_file::config_section;
+pub use logs::init_logs;
 pub use names::check_name;
 pub use server::BackendServer;
 pub use shutdown::cancel_on_signals;

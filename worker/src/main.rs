@@ -31,25 +31,9 @@ struct Args {
     log_json: bool,
 }
 
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    #[serde(default)]
-    worker: Option<WorkerConfig>,
-}
-
 fn load(args: &Args) -> Result<WorkerConfig, String> {
-    let mut config = match &args.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            toml::from_str::<File>(&text)
-                .map_err(|e| format!("{}: {e}", path.display()))?
-                .worker
-                .unwrap_or_default()
-        }
-        None => WorkerConfig::default(),
-    };
+    let mut config: WorkerConfig =
+        nanomuse_proto::config_section(args.config.as_deref(), "worker")?;
     if let Some(name) = &args.name {
         config.name = name.clone();
     }
@@ -69,14 +53,7 @@ fn load(args: &Args) -> Result<WorkerConfig, String> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| "info,chromiumoxide=error".into());
-    let logs = tracing_subscriber::fmt().with_env_filter(filter);
-    if args.log_json {
-        logs.json().init();
-    } else {
-        logs.init();
-    }
+    nanomuse_proto::init_logs(args.log_json, "info,chromiumoxide=error");
     let config = match load(&args) {
         Ok(config) => config,
         Err(message) => {

@@ -30,14 +30,7 @@ struct Args {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    let logs = tracing_subscriber::fmt().with_env_filter(filter);
-    if args.log_json {
-        logs.json().init();
-    } else {
-        logs.init();
-    }
+    nanomuse_proto::init_logs(args.log_json, "info");
     let mut config = match Config::load(args.config.as_deref()) {
         Ok(config) => config,
         Err(message) => {

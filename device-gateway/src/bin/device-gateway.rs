@@ -26,25 +26,9 @@ struct Args {
     log_json: bool,
 }
 
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    #[serde(default)]
-    gateway: Option<GatewayConfig>,
-}
-
 fn load(args: &Args) -> Result<GatewayConfig, String> {
-    let mut config = match &args.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            toml::from_str::<File>(&text)
-                .map_err(|e| format!("{}: {e}", path.display()))?
-                .gateway
-                .unwrap_or_default()
-        }
-        None => GatewayConfig::default(),
-    };
+    let mut config: GatewayConfig =
+        nanomuse_proto::config_section(args.config.as_deref(), "gateway")?;
     for pair in &args.device_tokens {
         let (token, tenant) = pair
             .split_once('=')
@@ -60,16 +44,7 @@ fn load(args: &Args) -> Result<GatewayConfig, String> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    if args.log_json {
-        logs.json().init();
-    } else {
-        logs.init();
-    }
+    nanomuse_proto::init_logs(args.log_json, "info");
     let config = match load(&args) {
         Ok(config) => config,
         Err(message) => {

@@ -47,16 +47,7 @@ struct Args {
 #[tokio::main]
 async fn main() {
     let args = Args::parse();
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| "info,chromiumoxide=error".into());
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    if args.log_json {
-        logs.json().init();
-    } else {
-        logs.init();
-    }
+    nanomuse_proto::init_logs(args.log_json, "info,chromiumoxide=error");
     let config = ReferenceConfig {
         gateway: args.gateway,
         device_id: args.device_id,
