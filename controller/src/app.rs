@@ -3,9 +3,12 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
+use nanomuse_proto::metrics::outcome_of;
 use nanomuse_proto::{ActReply, ActRequest, Frame, check_name};
 use tokio::sync::broadcast;
+use tracing::Instrument;
 
 use crate::actions::{self, Ctx, PendingFrame};
 use crate::config::Config;
@@ -13,6 +16,8 @@ use crate::devices::Devices;
 use crate::error::{ControllerError, Result};
 use crate::frames::FrameHub;
 use crate::holds::Holds;
+use crate::metrics::metrics;
+use crate::observed::Observed;
 use crate::scheduler::{Placed, Scheduler};
 use crate::store::{ProfileSetting, Store, ThreadRecord};
 use nanomuse_proto::act_request::Action;
@@ -109,7 +114,7 @@ impl Controller {
                     ))
                 })?;
             return Ok(Route {
-                backend: phone.backend.clone(),
+                backend: Observed::wrap(phone.backend.clone(), "device"),
                 name: format!("device:{}", phone.device_id),
                 _worker_slot: None,
                 _phone_turn: Some(turn),
@@ -117,7 +122,7 @@ impl Controller {
         }
         let placed = self.scheduler.acquire(tenant, &record.workspace).await?;
         Ok(Route {
-            backend: placed.worker.backend.clone(),
+            backend: Observed::wrap(placed.worker.backend.clone(), "worker"),
             name: format!("worker:{}", placed.worker.name),
             _worker_slot: Some(placed),
             _phone_turn: None,
@@ -230,8 +235,35 @@ impl Controller {
         Ok(record)
     }
 
-    #[tracing::instrument(skip_all, fields(thread = %request.thread))]
+    /// Carries out one agent action: one span (child of the caller's trace), counted and timed
+    /// by action and outcome.
     pub async fn act(&self, tenant: &str, request: ActRequest) -> Result<ActReply> {
+        let name = request.action.as_ref().map_or("none", actions::name_of);
+        let span = tracing::info_span!(
+            "action",
+            otel.name = format!("action {name}"),
+            action = name,
+            thread = %request.thread,
+            backend = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        let reply = self
+            .act_in_order(tenant, request)
+            .instrument(span.clone())
+            .await;
+        let outcome = match &reply {
+            Ok(_) => "ok",
+            Err(error) => {
+                span.record("otel.status_code", "ERROR");
+                outcome_of(error.code())
+            }
+        };
+        metrics().action_done(name, outcome, started.elapsed());
+        reply
+    }
+
+    async fn act_in_order(&self, tenant: &str, request: ActRequest) -> Result<ActReply> {
         if !self.config.browser.enabled {
             return Err(ControllerError::Unavailable(
                 "the browser tool is switched off (browser.enabled = false)".into(),
@@ -258,8 +290,13 @@ impl Controller {
         if let Action::HandOver(hand_over) = &action {
             return actions::hand_over::run(&self.holds, tenant, &request.thread, hand_over).await;
         }
+        let waiting_since = Instant::now();
         let waited = self.holds.wait_released(tenant, &request.thread).await?;
+        if waited.is_some() {
+            metrics().hold_waited(waiting_since.elapsed());
+        }
         let route = self.route(tenant, &record).await?;
+        tracing::Span::current().record("backend", route.name.as_str());
         let mut ctx = self.ctx(tenant, &request.thread, record, &route);
         let mut reply = actions::run(&mut ctx, action).await;
         if let (Some(waited), Ok(reply)) = (&waited, &mut reply) {
@@ -272,11 +309,15 @@ impl Controller {
             let (tenant, thread) = key;
             // The thread's lock and the worker's slot go with the capture: the next action of
             // the thread starts only once its picture is taken.
-            self.background.spawn(async move {
-                let _in_order = in_order;
-                let _slot = route;
-                capture_frame(backend, frames, &tenant, &thread, session, pending).await;
-            });
+            // Its picture belongs to the action's trace, though taken after the reply.
+            self.background.spawn(
+                async move {
+                    let _in_order = in_order;
+                    let _slot = route;
+                    capture_frame(backend, frames, &tenant, &thread, session, pending).await;
+                }
+                .instrument(tracing::Span::current()),
+            );
         }
         reply
     }

@@ -12,6 +12,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::profile_action::Kind;
+use nanomuse_proto::telemetry::{TracedChannel, traced};
 use nanomuse_proto::{
     ActReply, ActRequest, BackAction, ClickAction, CloseAction, CustomProfile, ExtractAction,
     FetchAction, GetFrameRequest, HandOverAction, KeyAction, NavigateAction, ProfileAction,
@@ -19,7 +20,8 @@ use nanomuse_proto::{
 };
 use serde_json::{Map, Value, json};
 use tonic::metadata::AsciiMetadataValue;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Endpoint;
+use tracing::Instrument;
 
 /// Where the controller listens unless told otherwise.
 pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
@@ -51,6 +53,8 @@ pub struct ActInvocation {
     /// The backend of a new thread; empty: the server's configuration.
     pub backend: String,
     pub json: bool,
+    /// Start a trace for the action (exported where `OTEL_EXPORTER_OTLP_ENDPOINT` says).
+    pub trace: bool,
     pub action: ActionCommand,
 }
 
@@ -206,6 +210,10 @@ struct Cli {
     /// Print one JSON object instead of the reply's text.
     #[arg(long, global = true)]
     json: bool,
+    /// Trace the action across every hop and print its trace id on stderr; spans go to
+    /// OTEL_EXPORTER_OTLP_ENDPOINT.
+    #[arg(long, global = true)]
+    trace: bool,
     #[command(subcommand)]
     command: CliCommand,
 }
@@ -255,6 +263,7 @@ where
             .unwrap_or_else(|| DEFAULT_WORKSPACE.into()),
         backend: resolve(cli.backend, "NANOMUSE_BACKEND").unwrap_or_default(),
         json: cli.json,
+        trace: cli.trace,
         action,
     }))
 }
@@ -409,7 +418,7 @@ pub async fn main_with(args: Vec<String>) -> i32 {
                 1
             }
         },
-        Invocation::Act(invocation) => match act(&invocation).await {
+        Invocation::Act(invocation) => match traced_act(&invocation).await {
             Ok(reply) => {
                 if invocation.json {
                     print_stdout(&render_json(&reply).to_string());
@@ -428,6 +437,32 @@ pub async fn main_with(args: Vec<String>) -> i32 {
             }
         },
     }
+}
+
+/// The action, inside a new trace when `--trace` asks for one.
+async fn traced_act(invocation: &ActInvocation) -> Result<ActReply, String> {
+    if !invocation.trace {
+        return act(invocation).await;
+    }
+    let telemetry = nanomuse_proto::telemetry::init(NAME, false, "warn");
+    let request = to_request(invocation);
+    let name = request
+        .action
+        .as_ref()
+        .map_or("none", crate::actions::name_of);
+    let span = tracing::info_span!(
+        "nanomuse-browser",
+        otel.name = format!("{NAME} {name}"),
+        otel.kind = "client",
+        action = name,
+    );
+    if let Some(trace_id) = nanomuse_proto::telemetry::trace_id_of(&span) {
+        eprintln!("{NAME}: trace {trace_id}");
+    }
+    let reply = act(invocation).instrument(span).await;
+    // Flushes the spans before the process exits.
+    drop(telemetry);
+    reply
 }
 
 async fn act(invocation: &ActInvocation) -> Result<ActReply, String> {
@@ -471,7 +506,7 @@ async fn act(invocation: &ActInvocation) -> Result<ActReply, String> {
     Ok(reply)
 }
 
-async fn connect(server: &str) -> Result<BrowserToolClient<Channel>, String> {
+async fn connect(server: &str) -> Result<BrowserToolClient<TracedChannel>, String> {
     // `127.0.0.1:50051` is what people type; the endpoint wants a scheme.
     let url = if server.contains("://") {
         server.to_string()
@@ -484,7 +519,7 @@ async fn connect(server: &str) -> Result<BrowserToolClient<Channel>, String> {
         .connect()
         .await
         .map_err(|error| format!("cannot reach {server}: {}", error_chain(&error)))?;
-    Ok(BrowserToolClient::new(channel)
+    Ok(BrowserToolClient::new(traced(channel))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES))
 }

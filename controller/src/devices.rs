@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
+use nanomuse_proto::telemetry::{TracedChannel, traced};
 use nanomuse_proto::{Backend, DeviceEvent, GrpcBackend, HoldNotice, WatchDevicesRequest};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -38,6 +39,11 @@ impl Devices {
     /// The tenant's phone for browser actions: the one connected most recently.
     pub fn browser_of(&self, tenant: &str) -> Option<Arc<Phone>> {
         self.by_tenant.lock().unwrap().get(tenant)?.last().cloned()
+    }
+
+    /// Phones with a browser, of every tenant.
+    pub fn connected_count(&self) -> usize {
+        self.by_tenant.lock().unwrap().values().map(Vec::len).sum()
     }
 
     /// The ids of the tenant's phones with a browser.
@@ -97,7 +103,10 @@ pub fn spawn(controller: Arc<Controller>, gateways: &[String], shutdown: Cancell
                 continue;
             }
         };
-        clients.insert(gateway.clone(), DeviceGatewayClient::new(channel.clone()));
+        clients.insert(
+            gateway.clone(),
+            DeviceGatewayClient::new(traced(channel.clone())),
+        );
         tokio::spawn(watch(
             controller.clone(),
             gateway.clone(),
@@ -116,7 +125,7 @@ async fn watch(
     shutdown: CancellationToken,
 ) {
     let backend: Arc<dyn Backend> = Arc::new(GrpcBackend::new(channel.clone()));
-    let mut client = DeviceGatewayClient::new(channel);
+    let mut client = DeviceGatewayClient::new(traced(channel));
     let mut backoff = Duration::from_millis(100);
     while !shutdown.is_cancelled() {
         let events = tokio::select! {
@@ -209,7 +218,7 @@ async fn on_event(
 /// thread's page tells the phone.
 async fn tell_phones_of_holds(
     controller: Arc<Controller>,
-    clients: HashMap<String, DeviceGatewayClient<Channel>>,
+    clients: HashMap<String, DeviceGatewayClient<TracedChannel>>,
     shutdown: CancellationToken,
 ) {
     let mut changes = controller.holds.changes();

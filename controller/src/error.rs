@@ -41,8 +41,18 @@ impl From<sled::Error> for ControllerError {
 
 impl From<ControllerError> for tonic::Status {
     fn from(error: ControllerError) -> Self {
+        if let ControllerError::Backend(backend) = error {
+            return tonic::Status::from(backend);
+        }
+        tonic::Status::new(error.code(), error.to_string())
+    }
+}
+
+impl ControllerError {
+    /// The gRPC code of the error.
+    pub fn code(&self) -> tonic::Code {
         use tonic::Code;
-        let code = match &error {
+        match self {
             ControllerError::InvalidArgument(_) => Code::InvalidArgument,
             ControllerError::NotFound(_) => Code::NotFound,
             ControllerError::StaleListing(_) => Code::FailedPrecondition,
@@ -51,14 +61,11 @@ impl From<ControllerError> for tonic::Status {
             ControllerError::Unavailable(_) => Code::Unavailable,
             ControllerError::Unimplemented(_) => Code::Unimplemented,
             ControllerError::Conflict(_) => Code::FailedPrecondition,
-            ControllerError::Backend(backend) => return tonic::Status::from(backend.clone()),
+            ControllerError::Backend(backend) => tonic::Status::from(backend.clone()).code(),
             ControllerError::Store(_) => Code::Internal,
-        };
-        tonic::Status::new(code, error.to_string())
+        }
     }
-}
 
-impl ControllerError {
     /// The HTTP status of the error for the card's API.
     pub fn http_status(&self) -> axum::http::StatusCode {
         use axum::http::StatusCode as S;

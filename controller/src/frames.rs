@@ -128,6 +128,7 @@ impl FrameHub {
         };
         self.store.add_frame(tenant, &frame)?;
         self.store.flush().await?;
+        crate::metrics::metrics().frames_stored.inc();
         let stored = Frame {
             jpeg: Vec::new(),
             ..frame.clone()

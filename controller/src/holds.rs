@@ -152,6 +152,11 @@ impl Holds {
         holds
     }
 
+    /// Open holds of every tenant.
+    pub fn open_count(&self) -> usize {
+        self.open.lock().unwrap().len()
+    }
+
     pub fn open_hold(&self, tenant: &str, thread: &str) -> Option<Hold> {
         self.open
             .lock()

@@ -13,6 +13,8 @@ pub mod frames;
 pub mod holds;
 pub mod http;
 pub mod listing;
+pub mod metrics;
+pub mod observed;
 pub mod scheduler;
 pub mod serve;
 pub mod service;
@@ -77,6 +79,7 @@ pub async fn run_with_local(
         &config.controller.gateways,
         shutdown.clone(),
     );
+    metrics::watch(Arc::downgrade(&controller));
     let address = listener.local_addr()?;
 
     let (health, health_service) = tonic_health::server::health_reporter();
@@ -101,7 +104,7 @@ pub async fn run_with_local(
         shutdown: shutdown.clone(),
     }));
     // One port: gRPC's routes are its services' paths, everything else is HTTP.
-    let app = tonic::service::Routes::from(api)
+    let app = tonic::service::Routes::from(api.merge(nanomuse_proto::metrics::router()))
         .add_service(health_service)
         .add_service(
             BrowserToolServer::new(tool)
@@ -110,7 +113,8 @@ pub async fn run_with_local(
         )
         .add_service(WorkerRegistryServer::new(registry))
         .into_axum_router()
-        .fallback(http::not_found);
+        .fallback(http::not_found)
+        .layer(nanomuse_proto::telemetry::ServerTraceLayer);
     tracing::info!(%address, "controller serving gRPC and HTTP");
     let listener = listener.tap_io(|stream| {
         // Small request/response exchanges: Nagle's delay would add up to 40 ms to each.

@@ -167,12 +167,18 @@ impl Scheduler {
         Ok(statuses)
     }
 
+    /// Actions waiting for a worker slot now.
+    pub fn waiting(&self) -> usize {
+        self.waiting.load(Ordering::SeqCst)
+    }
+
     /// The worker of `workspace` (placing it first if new), with a slot for one action.
     pub async fn acquire(&self, tenant: &str, workspace: &str) -> Result<Placed> {
         let started = Instant::now();
         let worker = self.worker_for(tenant, workspace).await?;
         if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.queue_limit {
             self.waiting.fetch_sub(1, Ordering::SeqCst);
+            crate::metrics::metrics().queue_rejections.inc();
             return Err(ControllerError::ResourceExhausted(format!(
                 "too many actions are waiting for a browser ({}); try again shortly",
                 self.queue_limit
@@ -186,12 +192,15 @@ impl Scheduler {
                 worker,
                 _slot: slot,
             }),
-            _ => Err(ControllerError::ResourceExhausted(format!(
-                "every browser slot of worker {} is busy and none freed within {} ms; try again \
+            _ => Err({
+                crate::metrics::metrics().queue_rejections.inc();
+                ControllerError::ResourceExhausted(format!(
+                    "every browser slot of worker {} is busy and none freed within {} ms; try again \
                  shortly",
-                worker.name,
-                self.queue_deadline.as_millis()
-            ))),
+                    worker.name,
+                    self.queue_deadline.as_millis()
+                ))
+            }),
         }
     }
 

@@ -20,12 +20,11 @@ pub struct ServeOptions {
 /// Starts the controller and a worker that registers with it; returns when both have stopped
 /// (on Ctrl-C or SIGTERM).
 pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| "warn,nanomuse_controller=info,nanomuse_worker=info".into());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+    let _telemetry = nanomuse_proto::telemetry::init(
+        "nanomuse-browser",
+        false,
+        "warn,nanomuse_controller=info,nanomuse_worker=info",
+    );
     let mut config = Config::load(options.config.as_deref()).map_err(anyhow::Error::msg)?;
     config.controller.data_dir = options.data.join("controller");
     config.worker.profiles_root = options.data.join("profiles");

@@ -2,13 +2,18 @@
 //! a `device_request` and answered from its `device_result`.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use nanomuse_proto::metrics::outcome_of;
+use nanomuse_proto::telemetry;
 use nanomuse_proto::*;
+use tracing::Instrument;
 
 use crate::config::GatewayConfig;
+use crate::metrics::metrics;
 use crate::ops::DeviceOp;
 use crate::phones::Phones;
+use crate::protocol::Trace;
 
 /// How much longer than an op's own bound the phone may take to answer it.
 const ANSWER_MARGIN_MS: u64 = 5_000;
@@ -23,7 +28,39 @@ impl GatewayBackend {
         Self { phones, config }
     }
 
+    /// Forwards one op to the phone: a span of its own, whose context travels in the message,
+    /// and the op counted by outcome.
     async fn forward<Op: DeviceOp>(
+        &self,
+        session: &Option<Session>,
+        request: Op,
+    ) -> Result<Op::Reply, BackendError> {
+        let span = tracing::info_span!(
+            "device op",
+            otel.name = format!("device {}", Op::NAME),
+            otel.kind = "client",
+            rpc.system = "nanomuse-device",
+            rpc.method = Op::NAME,
+            device = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        let result = self
+            .forward_to_phone(session, request)
+            .instrument(span.clone())
+            .await;
+        let outcome = match &result {
+            Ok(_) => "ok",
+            Err(error) => {
+                span.record("otel.status_code", "ERROR");
+                outcome_of(tonic::Status::from(error.clone()).code())
+            }
+        };
+        metrics().op_done(Op::NAME, outcome, started.elapsed());
+        result
+    }
+
+    async fn forward_to_phone<Op: DeviceOp>(
         &self,
         session: &Option<Session>,
         request: Op,
@@ -40,6 +77,11 @@ impl GatewayBackend {
                     .into(),
             )
         })?;
+        tracing::Span::current().record("device", phone.device_id.as_str());
+        let trace = telemetry::current_traceparent().map(|traceparent| Trace {
+            traceparent,
+            tracestate: String::new(),
+        });
         let timeout = self
             .config
             .op_timeout_ms
@@ -50,7 +92,7 @@ impl GatewayBackend {
                 request.to_args(),
                 &session.page,
                 Duration::from_millis(timeout),
-                None,
+                trace,
             )
             .await?;
         Op::reply_from_result(&result).map_err(|e| {

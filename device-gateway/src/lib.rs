@@ -5,6 +5,7 @@
 
 pub mod backend;
 pub mod config;
+pub mod metrics;
 pub mod ops;
 pub mod phones;
 pub mod protocol;
@@ -48,6 +49,7 @@ pub async fn run(
         shutdown: shutdown.clone(),
     });
     let backend = Arc::new(GatewayBackend::new(state.phones.clone(), config.clone()));
+    metrics::watch(Arc::downgrade(&state.phones));
 
     let (health, health_service) = tonic_health::server::health_reporter();
     for service in [
@@ -61,14 +63,16 @@ pub async fn run(
     }
     let phones = axum::Router::new()
         .route("/device", get(upgrade))
-        .with_state(state.clone());
+        .with_state(state.clone())
+        .merge(nanomuse_proto::metrics::router());
     let app = tonic::service::Routes::from(phones)
         .add_service(health_service)
         .add_service(BackendServer::service(backend))
         .add_service(DeviceGatewayServer::new(watch::DeviceGatewayService {
             state: state.clone(),
         }))
-        .into_axum_router();
+        .into_axum_router()
+        .layer(nanomuse_proto::telemetry::ServerTraceLayer);
     let address = listener.local_addr()?;
     tracing::info!(%address, "device gateway serving");
     let listener = listener.tap_io(|stream| {

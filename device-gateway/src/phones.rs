@@ -42,6 +42,11 @@ impl Phone {
         self.last_thread.lock().unwrap().clone()
     }
 
+    /// Requests sent and not answered yet.
+    pub fn pending_count(&self) -> usize {
+        self.pending.lock().unwrap().len()
+    }
+
     /// Sends one op and waits for its result, up to `timeout`.
     pub async fn request(
         &self,

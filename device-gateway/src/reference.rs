@@ -520,7 +520,18 @@ impl Device {
         let device = self.clone();
         let outbox = outbox.clone();
         let shutdown = shutdown.clone();
-        let span = tracing::info_span!("op", id = %request.id, op = %request.browser_op);
+        let span = tracing::info_span!(
+            "device op",
+            otel.name = format!("device {}", request.browser_op),
+            otel.kind = "server",
+            rpc.system = "nanomuse-device",
+            rpc.method = %request.browser_op,
+            id = %request.id,
+        );
+        // The gateway's op span is the parent, from the message's W3C context.
+        if let Some(trace) = &request.trace {
+            nanomuse_proto::telemetry::set_remote_parent(&span, &trace.traceparent);
+        }
         let op = async move {
             let started = std::time::Instant::now();
             let outcome = tokio::select! {

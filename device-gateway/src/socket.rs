@@ -3,6 +3,7 @@
 //! connection stays; an oversized one, a silent phone or a newer connection of the same phone
 //! ends it, and every request pending on it fails at once.
 
+use crate::metrics::{SocketError, metrics};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,6 +42,7 @@ pub async fn serve(socket: WebSocket, state: Arc<State>) {
         Ok(tenant) => tenant,
         Err((code, error)) => return refuse(&mut sink, code, error).await,
     };
+    metrics().connections.inc();
 
     let (outgoing, mut to_phone) = mpsc::channel::<Message>(64);
     let phone = state.phones.connect(
@@ -67,6 +69,7 @@ pub async fn serve(socket: WebSocket, state: Arc<State>) {
     let ended = loop {
         tokio::select! {
             _ = phone.closed.cancelled() => {
+                metrics().socket_error(SocketError::Replaced);
                 break Some((protocol::CLOSE_REPLACED, "replaced by a new connection"));
             }
             _ = state.shutdown.cancelled() => break Some((1001, "the gateway is stopping")),
@@ -78,6 +81,7 @@ pub async fn serve(socket: WebSocket, state: Arc<State>) {
             _ = pings.tick() => {
                 if last_heard.elapsed() > silence {
                     tracing::warn!(device = %phone.device_id, "phone silent; dropped");
+                    metrics().socket_error(SocketError::Silent);
                     break Some((1001, "no message or pong within the silence limit"));
                 }
                 if sink.send(Frame::Ping(Default::default())).await.is_err() {
@@ -95,6 +99,7 @@ pub async fn serve(socket: WebSocket, state: Arc<State>) {
                         }
                     }
                     Some(Ok(Frame::Binary(_))) => {
+                        metrics().socket_error(SocketError::Malformed);
                         let error = Message::error("binary messages are not part of the protocol; send JSON text");
                         if sink.send(text(&error)).await.is_err() {
                             break None;
@@ -105,6 +110,7 @@ pub async fn serve(socket: WebSocket, state: Arc<State>) {
                     Some(Err(error)) => {
                         // Typically a message over the size limit.
                         tracing::warn!(device = %phone.device_id, %error, "phone connection failed");
+                        metrics().socket_error(SocketError::Oversized);
                         break Some((1009, "the message was too big or malformed"));
                     }
                 }
@@ -177,6 +183,7 @@ fn received(state: &State, phone: &crate::phones::Phone, text: &str) -> Option<M
         ))),
         Err(error) => {
             tracing::info!(device = %phone.device_id, %error, "malformed message from a phone");
+            metrics().socket_error(SocketError::Malformed);
             Some(Message::error(error))
         }
     }
@@ -195,6 +202,11 @@ fn close(code: u16, reason: &str) -> Frame {
 
 async fn refuse(sink: &mut futures::stream::SplitSink<WebSocket, Frame>, code: u16, error: String) {
     tracing::info!(%error, "phone refused");
+    metrics().socket_error(if code == protocol::CLOSE_UNAUTHORIZED {
+        SocketError::BadToken
+    } else {
+        SocketError::BadHello
+    });
     let _ = sink.send(text(&Message::error(error))).await;
     let _ = sink.send(close(code, "refused")).await;
 }

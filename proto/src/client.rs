@@ -2,6 +2,7 @@
 
 use tonic::transport::Channel;
 
+use crate::telemetry::{TracedChannel, traced};
 use crate::v1::browser_backend_client::BrowserBackendClient;
 use crate::v1::*;
 use crate::{Backend, BackendError};
@@ -10,12 +11,12 @@ use crate::{Backend, BackendError};
 /// cheap and shares the connection.
 #[derive(Debug, Clone)]
 pub struct GrpcBackend {
-    client: BrowserBackendClient<Channel>,
+    client: BrowserBackendClient<TracedChannel>,
 }
 
 impl GrpcBackend {
     pub fn new(channel: Channel) -> Self {
-        let client = BrowserBackendClient::new(channel)
+        let client = BrowserBackendClient::new(traced(channel))
             .max_decoding_message_size(64 * 1024 * 1024)
             .max_encoding_message_size(64 * 1024 * 1024);
         Self { client }

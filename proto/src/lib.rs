@@ -7,10 +7,11 @@
 mod backend;
 mod client;
 mod config_file;
-mod logs;
+pub mod metrics;
 mod names;
 mod server;
 mod shutdown;
+pub mod telemetry;
 
 /// The generated messages, client and server of `nanomuse.browser.v1`.
 pub mod v1 {
@@ -20,7 +21,6 @@ pub mod v1 {
 pub use backend::{Backend, BackendError};
 pub use client::GrpcBackend;
 pub use config_file::config_section;
-pub use logs::init_logs;
 pub use names::check_name;
 pub use server::BackendServer;
 pub use shutdown::cancel_on_signals;

@@ -9,6 +9,7 @@ pub mod cookies;
 pub mod downloads;
 pub mod emulation;
 pub mod error;
+pub mod metrics;
 pub mod ops;
 pub mod page;
 pub mod profiles;
@@ -18,6 +19,7 @@ pub mod tracker;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::serve::ListenerExt as _;
 use nanomuse_proto::BackendServer;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -67,6 +69,7 @@ pub async fn run(
         )
         .await;
 
+    metrics::watch(Arc::downgrade(&backend.pool), config.capacity);
     let reaper = spawn_idle_reaper(&backend, shutdown.clone());
 
     let registration = (!config.controller.is_empty()).then(|| {
@@ -84,13 +87,17 @@ pub async fn run(
     });
 
     tracing::info!(%address, name = %config.name, "worker serving");
-    let served = tonic::transport::Server::builder()
+    // One port: the ops over gRPC, `/metrics` over plain HTTP.
+    let app = tonic::service::Routes::from(nanomuse_proto::metrics::router())
         .add_service(health_service)
         .add_service(BackendServer::service(backend.clone()))
-        .serve_with_incoming_shutdown(
-            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
-            shutdown.cancelled(),
-        )
+        .into_axum_router()
+        .layer(nanomuse_proto::telemetry::ServerTraceLayer);
+    let listener = listener.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    });
+    let served = axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown.clone().cancelled_owned())
         .await;
     reaper.abort();
     if let Some(registration) = registration {

@@ -53,7 +53,8 @@ fn load(args: &Args) -> Result<WorkerConfig, String> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    nanomuse_proto::init_logs(args.log_json, "info,chromiumoxide=error");
+    let _telemetry =
+        nanomuse_proto::telemetry::init("worker", args.log_json, "info,chromiumoxide=error");
     let config = match load(&args) {
         Ok(config) => config,
         Err(message) => {

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
 use chromiumoxide::{Browser, Page};
 use serde_json::{Value, json};
+use tracing::Instrument;
 
 use crate::cdp::{self, SideChannel};
 use crate::cookies::CookieSnapshots;
@@ -153,15 +154,21 @@ impl PageHandle {
 
     /// Sends a command to the page, on our side-channel session.
     pub async fn cdp(&self, method: &str, params: Value) -> Result<Value> {
+        // Only the method goes into the span: parameters can hold typed text.
         self.side
             .call(Some(&self.side_session), method, params)
+            .instrument(tracing::info_span!("cdp", otel.name = method))
             .await
     }
 
     /// Sends `commands` to the page back to back and waits for all (see
     /// [`SideChannel::call_in_order`]): the events of one input, so it takes one frame.
     pub async fn cdp_in_order(&self, commands: &[(&str, Value)]) -> Result<()> {
-        self.side.call_in_order(&self.side_session, commands).await
+        let methods: Vec<&str> = commands.iter().map(|(method, _)| *method).collect();
+        self.side
+            .call_in_order(&self.side_session, commands)
+            .instrument(tracing::info_span!("cdp", otel.name = methods.join(" + ")))
+            .await
     }
 
     /// Closes the page's target.

@@ -122,6 +122,7 @@ impl Pool {
                 LiveBrowser::launch(&self.config, &profile.dir, &profile.downloads_dir).await?;
             tracing::info!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
                 elapsed_ms = started.elapsed().as_millis() as u64, "chromium launched");
+            crate::metrics::metrics().launches.inc();
             *slot = Some(live);
         }
         Ok(slot.as_mut().expect("just launched"))
@@ -240,7 +241,7 @@ impl Pool {
     }
 
     /// How many browsers and pages are live (a profile busy launching is not waited for).
-    pub async fn counts(&self) -> (usize, usize) {
+    pub fn counts(&self) -> (usize, usize) {
         let profiles: Vec<_> = self.profiles.lock().unwrap().values().cloned().collect();
         let mut browsers = 0;
         let mut pages = 0;

@@ -24,7 +24,8 @@ pub async fn keep_registered(
         tracing::error!(controller = %config.controller, "bad controller address; not registering");
         return;
     };
-    let mut client = WorkerRegistryClient::new(endpoint.connect_lazy());
+    let mut client =
+        WorkerRegistryClient::new(nanomuse_proto::telemetry::traced(endpoint.connect_lazy()));
     'register: loop {
         let registered = client
             .register(RegisterWorkerRequest {
@@ -51,7 +52,7 @@ pub async fn keep_registered(
                 _ = shutdown.cancelled() => return,
                 _ = tokio::time::sleep(interval) => {}
             }
-            let (browsers, pages) = pool.counts().await;
+            let (browsers, pages) = pool.counts();
             let beat = client
                 .heartbeat(HeartbeatRequest {
                     name: config.name.clone(),

@@ -93,6 +93,26 @@ pub async fn run(ctx: &mut Ctx<'_>, action: Action) -> Result<ActReply> {
     Ok(reply)
 }
 
+/// The action's name, as the CLI spells it (traces and metrics).
+pub fn name_of(action: &Action) -> &'static str {
+    match action {
+        Action::Navigate(_) => "navigate",
+        Action::Extract(_) => "extract",
+        Action::Click(_) => "click",
+        Action::Type(_) => "type",
+        Action::Key(_) => "key",
+        Action::Scroll(_) => "scroll",
+        Action::Back(_) => "back",
+        Action::Wait(_) => "wait",
+        Action::Screenshot(_) => "screenshot",
+        Action::Fetch(_) => "fetch",
+        Action::Profile(_) => "profile",
+        Action::Close(_) => "close",
+        Action::State(_) => "state",
+        Action::HandOver(_) => "hand_over",
+    }
+}
+
 /// A listing id no page has seen before.
 fn new_listing_id() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);

@@ -30,7 +30,7 @@ struct Args {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    nanomuse_proto::init_logs(args.log_json, "info");
+    let _telemetry = nanomuse_proto::telemetry::init("controller", args.log_json, "info");
     let mut config = match Config::load(args.config.as_deref()) {
         Ok(config) => config,
         Err(message) => {

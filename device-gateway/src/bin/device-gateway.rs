@@ -44,7 +44,7 @@ fn load(args: &Args) -> Result<GatewayConfig, String> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    nanomuse_proto::init_logs(args.log_json, "info");
+    let _telemetry = nanomuse_proto::telemetry::init("device-gateway", args.log_json, "info");
     let config = match load(&args) {
         Ok(config) => config,
         Err(message) => {

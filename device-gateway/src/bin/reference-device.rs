@@ -47,7 +47,11 @@ struct Args {
 #[tokio::main]
 async fn main() {
     let args = Args::parse();
-    nanomuse_proto::init_logs(args.log_json, "info,chromiumoxide=error");
+    let _telemetry = nanomuse_proto::telemetry::init(
+        "reference-device",
+        args.log_json,
+        "info,chromiumoxide=error",
+    );
     let config = ReferenceConfig {
         gateway: args.gateway,
         device_id: args.device_id,

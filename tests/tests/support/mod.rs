@@ -390,16 +390,29 @@ impl Running {
     }
 }
 
+/// A binary of the workspace, built before the tests (`cargo build --workspace --bins`, as
+/// `tests/run.sh` does): the tests run in `<target>/<profile>/deps`, the binaries one up.
+pub fn built_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let binary = exe.parent().and_then(Path::parent).unwrap().join(name);
+    assert!(
+        binary.exists(),
+        "{} is missing: build the binaries first (cargo build --workspace --bins)",
+        binary.display()
+    );
+    binary
+}
+
 /// A loopback address no one listens on now. The binaries print their bound address only in
 /// their logs, so they are told one; another program taking it in between is unlikely here.
-fn free_address() -> SocketAddr {
+pub fn free_address() -> SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap()
 }
 
 /// Starts `command` with only warnings and errors on stderr; the process dies with this one
 /// should it panic before [`Running::stop`].
-fn spawn_quiet(mut command: tokio::process::Command) -> tokio::process::Child {
+pub fn spawn_quiet(mut command: tokio::process::Command) -> tokio::process::Child {
     command
         .env("RUST_LOG", "warn")
         .stdin(std::process::Stdio::null())
@@ -410,7 +423,7 @@ fn spawn_quiet(mut command: tokio::process::Command) -> tokio::process::Child {
 
 /// Retries `connect` until the process `child` answers; there is no event for a process that
 /// starts listening. Panics when the process exits first or takes over 20 s.
-async fn until_up<T, E: std::fmt::Debug, F>(
+pub async fn until_up<T, E: std::fmt::Debug, F>(
     child: &mut tokio::process::Child,
     what: &str,
     mut connect: impl FnMut() -> F,
