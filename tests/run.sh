@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/local/ensure-chromium.sh
+deploy/local/ensure-promtool.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The gateway binary first: the phone's tests run against it.
