@@ -9,7 +9,7 @@ mod support;
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use nanomuse_device_gateway::reference::{self, ReferenceConfig};
@@ -18,7 +18,7 @@ use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
 use nanomuse_proto::*;
 use serde_json::{Value, json};
-use support::{Worker, registered_worker_config, serve_site};
+use support::{Worker, built_binary, free_address, registered_worker_config, serve_site};
 use tokio_tungstenite::tungstenite::Message as Frame;
 use tokio_util::sync::CancellationToken;
 
@@ -500,7 +500,18 @@ fn queried_series() -> BTreeMap<String, BTreeSet<String>> {
     let rules = alert_rule_expressions()
         .into_iter()
         .map(|(rule, expr)| (format!("alerts.yml: {rule}"), expr));
-    for (place, expr) in dashboards.chain(rules) {
+    // The worker autoscaler's queries (prometheus-adapter, deploy/k8s) read series too.
+    let adapter = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/k8s/prometheus-adapter/config.yaml"),
+    )
+    .unwrap();
+    let autoscaler = adapter
+        .split("metricsQuery:")
+        .skip(1)
+        .map(|query| query.split("\n  - ").next().unwrap_or_default())
+        .map(|query| query.replace("<<.LabelMatchers>>", "").replace(">-", ""))
+        .map(|expr| ("prometheus-adapter: metricsQuery".to_string(), expr));
+    for (place, expr) in dashboards.chain(rules).chain(autoscaler) {
         let names = metric_names(&expr);
         assert!(!names.is_empty(), "{place}: no series in {expr}");
         for name in names {
@@ -629,7 +640,7 @@ async fn dashboards_and_rules_name_only_exported_series() {
     )
     .await;
     let worker = Worker::spawn(
-        &binary("worker"),
+        &built_binary("worker"),
         registered_worker_config(&dir.path().join("w1"), "w1", controller.address, 2),
     )
     .await;
@@ -822,7 +833,7 @@ impl Service {
     /// it accepts connections.
     async fn spawn(name: &'static str, args: &[&str]) -> Self {
         let address = free_address();
-        let mut child = tokio::process::Command::new(binary(name))
+        let mut child = tokio::process::Command::new(built_binary(name))
             .args(args)
             .args(["--listen", &address.to_string()])
             .env("RUST_LOG", "warn")
@@ -860,56 +871,6 @@ impl Service {
         let status = self.child.wait().await.unwrap();
         assert!(status.success(), "{} ended with {status}", self.name);
     }
-}
-
-/// A loopback address no one listens on now. The binaries take their address from a flag, and
-/// another program taking it in between is unlikely here.
-fn free_address() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap()
-}
-
-/// The workspace binary `name`, built beside this test (`cargo build --workspace --bins`, as
-/// tests/run.sh does first). Cargo builds another package's binaries for no integration test,
-/// so a missing or stale one is refused rather than tested.
-fn binary(name: &str) -> PathBuf {
-    const BUILD: &str = "run `cargo build --workspace --bins` first (tests/run.sh does)";
-    // This test is <target>/<profile>/deps/observability-<hash>; the binaries are in <profile>.
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("a target folder");
-    let binary = profile.join(name);
-    let built = std::fs::metadata(&binary)
-        .and_then(|m| m.modified())
-        .unwrap_or_else(|_| panic!("{} is missing; {BUILD}", binary.display()));
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let crates = ["proto", "controller", "worker", "device-gateway"];
-    let sources = crates
-        .iter()
-        .flat_map(|c| ["src", "Cargo.toml", "build.rs", "proto"].map(|p| format!("{c}/{p}")))
-        .chain(["Cargo.lock".to_string()]);
-    let newest_source = sources.filter_map(|p| newest(&root.join(p))).max();
-    assert!(
-        newest_source.is_none_or(|source| source <= built),
-        "{} is older than its sources; {BUILD}",
-        binary.display()
-    );
-    binary
-}
-
-/// The latest modification time of `path` or of any file below it.
-fn newest(path: &Path) -> Option<SystemTime> {
-    let metadata = std::fs::metadata(path).ok()?;
-    if !metadata.is_dir() {
-        return metadata.modified().ok();
-    }
-    std::fs::read_dir(path)
-        .ok()?
-        .flatten()
-        .filter_map(|entry| newest(&entry.path()))
-        .max()
 }
 
 fn observability_dir() -> PathBuf {
