@@ -430,7 +430,7 @@ async fn one_trace_per_click_on_either_backend_without_secrets_and_metrics_on_ea
         .unwrap(),
     )
     .unwrap();
-    let _worker = spawn(
+    let worker = spawn(
         "worker",
         &[
             "--listen",
@@ -441,7 +441,7 @@ async fn one_trace_per_click_on_either_backend_without_secrets_and_metrics_on_ea
         collector_address,
         &logs.join("worker.log"),
     );
-    let _device = spawn(
+    let device = spawn(
         "reference-device",
         &[
             "--gateway",
@@ -571,6 +571,42 @@ async fn one_trace_per_click_on_either_backend_without_secrets_and_metrics_on_ea
         ("reference-device", "tap"),
     );
 
+    // `nanomuse-browser --trace` starts the trace itself and says its id.
+    let cli = tokio::process::Command::new(built_binary("nanomuse-browser"))
+        .args(["--server", &format!("http://{controller_address}")])
+        .args(["--thread", "t-worker", "--trace", "extract"])
+        .env(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            format!("http://{collector_address}"),
+        )
+        .output()
+        .await
+        .unwrap();
+    let said = String::from_utf8_lossy(&cli.stderr);
+    assert!(cli.status.success(), "{said}");
+    let cli_trace = said
+        .lines()
+        .find_map(|line| line.strip_prefix("nanomuse-browser: trace "))
+        .unwrap_or_else(|| panic!("no trace id on stderr: {said}"))
+        .trim()
+        .to_string();
+    let spans = collector
+        .trace(&cli_trace, |spans| {
+            has(spans, "nanomuse-browser", "nanomuse-browser extract")
+                && has(
+                    spans,
+                    "worker",
+                    "nanomuse.browser.v1.BrowserBackend/Evaluate",
+                )
+                && linked(spans, "")
+        })
+        .await;
+    assert_child(
+        &spans,
+        ("controller", "nanomuse.browser.v1.BrowserTool/Act"),
+        ("nanomuse-browser", "nanomuse.browser.v1.BrowserTool/Act"),
+    );
+
     // No span of any trace holds the typed text, the cookie or the fetched body.
     let all = collector.all();
     assert!(
@@ -682,4 +718,14 @@ async fn one_trace_per_click_on_either_backend_without_secrets_and_metrics_on_ea
         .unwrap_or_else(|| panic!("no launch logged:\n{worker_log}"));
     let launched: Value = serde_json::from_str(launched).unwrap();
     assert_eq!(launched["trace_id"], json!(navigate_trace), "{launched}");
+
+    // SIGTERM, so that the worker and the device close their Chromium (a kill would orphan it).
+    for mut child in [device, worker, controller, gateway] {
+        let pid = child.id().expect("still running").to_string();
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+        child.wait().await.unwrap();
+    }
 }

@@ -119,7 +119,7 @@ class RecordingListener : DeviceClient.Listener {
     }
 
     /** Waits for a status; returns its detail. */
-    fun awaitStatus(status: DeviceClient.Status, timeoutMs: Long = 5_000): String {
+    fun awaitStatus(status: DeviceClient.Status, timeoutMs: Long = 20_000): String {
         val deadline = System.nanoTime() + timeoutMs * 1_000_000
         while (true) {
             val left = (deadline - System.nanoTime()) / 1_000_000
@@ -129,7 +129,7 @@ class RecordingListener : DeviceClient.Listener {
         }
     }
 
-    fun awaitEvent(prefix: String, timeoutMs: Long = 5_000): String {
+    fun awaitEvent(prefix: String, timeoutMs: Long = 20_000): String {
         val deadline = System.nanoTime() + timeoutMs * 1_000_000
         while (true) {
             val left = (deadline - System.nanoTime()) / 1_000_000
