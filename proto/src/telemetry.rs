@@ -256,6 +256,13 @@ fn record_status(span: &Span, code: tonic::Code) {
     }
 }
 
+/// The service that was made ready, for a call that outlives `&mut self`; a fresh clone takes
+/// its place for the next `poll_ready`.
+fn take_ready<S: Clone>(inner: &mut S) -> S {
+    let clone = inner.clone();
+    std::mem::replace(inner, clone)
+}
+
 type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
 
 /// A tower layer for a server: a span per gRPC call, child of the caller's `traceparent`,
@@ -294,9 +301,7 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        // The clone that was made ready is the one that must take the call.
-        let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let mut inner = take_ready(&mut self.inner);
         let Some((service, method)) = rpc_of(&request) else {
             return Box::pin(inner.call(request));
         };
@@ -379,8 +384,7 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
-        let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let mut inner = take_ready(&mut self.inner);
         let path = request.uri().path();
         let (service, method) = path
             .strip_prefix('/')

@@ -201,16 +201,6 @@ fn seen(step: &'static str, reply: &ActReply) -> Seen {
     }
 }
 
-fn element(reply: &ActReply, label: &str) -> i64 {
-    reply
-        .elements
-        .iter()
-        .find(|e| e.label == label)
-        .unwrap_or_else(|| panic!("no element {label:?} in {}", reply.text))
-        .n
-        .into()
-}
-
 /// The scenario on `thread`; `done` presses Done the way that backend's user would.
 async fn scenario<F, Fut>(
     system: &System,

@@ -249,17 +249,6 @@ impl Agent {
     }
 }
 
-/// The element numbered for `label` in a listing reply.
-fn element(reply: &ActReply, label: &str) -> i64 {
-    reply
-        .elements
-        .iter()
-        .find(|e| e.label == label)
-        .unwrap_or_else(|| panic!("no element {label:?} in {}", reply.text))
-        .n
-        .into()
-}
-
 /// Navigate, type the secret, fetch with the cookie, then the click, each in a trace of its
 /// own: the click's is `trace`, the others' follow it.
 async fn scenario(agent: &mut Agent, site: SocketAddr, thread: &str, backend: &str, trace: u8) {

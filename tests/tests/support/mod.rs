@@ -682,3 +682,14 @@ impl ControllerProcess {
         self.running.stop().await;
     }
 }
+
+/// The number of the element labelled `label` in an action's reply.
+pub fn element(reply: &nanomuse_proto::ActReply, label: &str) -> i64 {
+    reply
+        .elements
+        .iter()
+        .find(|e| e.label == label)
+        .unwrap_or_else(|| panic!("no element {label:?} in {}", reply.text))
+        .n
+        .into()
+}
