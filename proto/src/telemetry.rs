@@ -224,8 +224,13 @@ fn rpc_of<B>(request: &http::Request<B>) -> Option<(String, String)> {
         .headers()
         .get(http::header::CONTENT_TYPE)
         .is_some_and(|kind| kind.as_bytes().starts_with(b"application/grpc"));
-    let (service, method) = request.uri().path().strip_prefix('/')?.split_once('/')?;
-    is_grpc.then(|| (service.to_string(), method.to_string()))
+    is_grpc.then(|| service_and_method(request.uri().path()))?
+}
+
+/// `("package.Service", "Method")` of a gRPC path.
+fn service_and_method(path: &str) -> Option<(String, String)> {
+    let (service, method) = path.strip_prefix('/')?.split_once('/')?;
+    Some((service.to_string(), method.to_string()))
 }
 
 /// Calls that run all the time without an agent behind them: no span, only the counters.
@@ -385,12 +390,7 @@ where
 
     fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
         let mut inner = take_ready(&mut self.inner);
-        let path = request.uri().path();
-        let (service, method) = path
-            .strip_prefix('/')
-            .and_then(|path| path.split_once('/'))
-            .map(|(service, method)| (service.to_string(), method.to_string()))
-            .unwrap_or_default();
+        let (service, method) = service_and_method(request.uri().path()).unwrap_or_default();
         let span = if Span::current().is_none() || is_housekeeping(&service, &method) {
             Span::none()
         } else {
