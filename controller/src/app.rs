@@ -40,6 +40,8 @@ pub struct Controller {
     frames: Arc<FrameHub>,
     pub holds: Holds,
     pub devices: Devices,
+    /// Sent on every call to workers and gateways.
+    hop_secret: Option<nanomuse_proto::HopSecret>,
     /// Work that outlives a reply (frame captures), waited for on shutdown.
     background: tokio_util::task::TaskTracker,
     /// One lock per thread: a thread's actions run in order, threads run concurrently.
@@ -54,16 +56,21 @@ pub fn check_id(what: &str, value: &str) -> Result<()> {
 impl Controller {
     pub fn new(config: Arc<Config>, store: Arc<dyn Store>) -> Result<Self> {
         let holds = Holds::load(store.clone(), config.hold_timeout())?;
+        let hop_secret = config
+            .hop_secret()
+            .map_err(ControllerError::InvalidArgument)?;
         let scheduler = Arc::new(Scheduler::new(
             store.clone(),
             config.heartbeat_timeout(),
             config.queue_deadline(),
             config.controller.queue_limit,
+            hop_secret.clone(),
         ));
         Ok(Self {
             frames: Arc::new(FrameHub::new(store.clone())),
             holds,
             devices: Devices::default(),
+            hop_secret,
             config,
             store,
             scheduler,
@@ -76,6 +83,11 @@ impl Controller {
     pub async fn drain(&self) {
         self.background.close();
         self.background.wait().await;
+    }
+
+    /// The secret the controller's calls to workers and gateways carry.
+    pub fn hop_secret(&self) -> Option<&nanomuse_proto::HopSecret> {
+        self.hop_secret.as_ref()
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {

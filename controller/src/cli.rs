@@ -40,6 +40,9 @@ pub enum Invocation {
     Act(ActInvocation),
     /// Run the controller.
     Serve(ServeArgs),
+    /// Print a token's digest for a token file; the token from the command line, or `None`:
+    /// from standard input.
+    HashToken(Option<String>),
 }
 
 /// An action with everything needed to send it: the global flags resolved against the
@@ -224,6 +227,10 @@ enum CliCommand {
     Act(ActionCommand),
     /// Run the controller.
     Serve(ServeArgs),
+    /// Print the digest a token file keeps for TOKEN (`"sha256:<hex>" = "tenant"`); without
+    /// TOKEN, the first line of standard input (which, unlike an argument, no shell history
+    /// or process list shows).
+    HashToken { token: Option<String> },
 }
 
 /// Parses the command line (`args[0]` is the program name), taking defaults from the process
@@ -253,6 +260,7 @@ where
     };
     let action = match cli.command {
         CliCommand::Serve(serve) => return Ok(Invocation::Serve(serve)),
+        CliCommand::HashToken { token } => return Ok(Invocation::HashToken(token)),
         CliCommand::Act(action) => action,
     };
     Ok(Invocation::Act(ActInvocation {
@@ -418,6 +426,16 @@ pub async fn main_with(args: Vec<String>) -> i32 {
                 1
             }
         },
+        Invocation::HashToken(token) => match hash_token(token) {
+            Ok(digest) => {
+                print_stdout(&digest);
+                0
+            }
+            Err(message) => {
+                eprintln!("{NAME}: {message}");
+                1
+            }
+        },
         Invocation::Act(invocation) => match traced_act(&invocation).await {
             Ok(reply) => {
                 if invocation.json {
@@ -437,6 +455,27 @@ pub async fn main_with(args: Vec<String>) -> i32 {
             }
         },
     }
+}
+
+/// The digest of `token` (or of standard input's first line) as a token file keeps it.
+fn hash_token(token: Option<String>) -> Result<String, String> {
+    let token = match token {
+        Some(token) => token,
+        None => {
+            let mut line = String::new();
+            std::io::stdin()
+                .read_line(&mut line)
+                .map_err(|e| format!("cannot read the token from standard input: {e}"))?;
+            line.trim_end_matches(['\n', '\r']).to_string()
+        }
+    };
+    if token.chars().count() < nanomuse_proto::tokens::TOKEN_MIN_CHARS {
+        return Err(format!(
+            "a token needs {}+ characters (e.g. `openssl rand -hex 32`)",
+            nanomuse_proto::tokens::TOKEN_MIN_CHARS
+        ));
+    }
+    Ok(nanomuse_proto::tokens::token_digest(&token))
 }
 
 /// The action, inside a new trace when `--trace` asks for one.
@@ -869,6 +908,27 @@ mod tests {
         assert_eq!(options.data, PathBuf::from("d"));
         assert_eq!(options.listen, "l");
         assert_eq!(options.config, Some(PathBuf::from("c")));
+    }
+
+    #[test]
+    fn hash_token_prints_the_digest_a_token_file_keeps() {
+        assert_eq!(
+            parse_env(&["hash-token", "token-of-tenant-a-0001"], &[]).unwrap(),
+            Invocation::HashToken(Some("token-of-tenant-a-0001".into()))
+        );
+        assert_eq!(
+            parse_env(&["hash-token"], &[]).unwrap(),
+            Invocation::HashToken(None)
+        );
+        assert_eq!(
+            hash_token(Some("token-of-tenant-a-0001".into())).unwrap(),
+            nanomuse_proto::tokens::token_digest("token-of-tenant-a-0001")
+        );
+        assert!(
+            hash_token(Some("short".into()))
+                .unwrap_err()
+                .contains("16+")
+        );
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! Configuration: a TOML file with the spec's `[browser]` section plus `[controller]` and
-//! `[worker]`, then the environment (`NANOMUSE_BROWSER_ENABLED`, `NANOMUSE_BROWSER_BACKEND`),
-//! then flags. Validated once at start; a bad value stops the program with the key's name.
+//! `[worker]`, then the environment (`NANOMUSE_BROWSER_ENABLED`, `NANOMUSE_BROWSER_BACKEND`,
+//! the secrets `NANOMUSE_TOKENS_FILE` and `NANOMUSE_HOP_SECRET`), then flags. Validated once at start; a bad value stops the program with the key's name.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use nanomuse_proto::HopSecret;
+use nanomuse_proto::hop::HOP_SECRET_ENV;
+use nanomuse_proto::tokens::{self, Plaintext, TokenTable};
 use nanomuse_worker::WorkerConfig;
 use serde::Deserialize;
 
@@ -52,8 +55,15 @@ pub struct ControllerSection {
     pub settle_ms: u64,
     /// How long an agent action waits for the user to press Done on a hold.
     pub hold_timeout_ms: u64,
-    /// token → tenant. Empty: every call is the tenant "local" (the embedded single-user mode).
+    /// token → tenant: `"sha256:<hex>" = "tenant"` (the token's digest, see
+    /// `nanomuse-browser hash-token`), or the token itself (taken with a warning). The secrets
+    /// file `NANOMUSE_TOKENS_FILE` adds digests. None at all: every call is the tenant "local"
+    /// (the embedded single-user mode, on loopback only).
     pub tokens: HashMap<String, String>,
+    /// The deployment's shared secret: sent on every call to workers and gateways, and
+    /// required of workers that register. Empty: none, which a controller allows on loopback
+    /// only. `NANOMUSE_HOP_SECRET` overrides it.
+    pub hop_secret: String,
     /// The device gateways' gRPC addresses (e.g. "http://127.0.0.1:50071"), watched for phones.
     pub gateways: Vec<String>,
 }
@@ -69,6 +79,7 @@ impl Default for ControllerSection {
             settle_ms: 5_000,
             hold_timeout_ms: 600_000,
             tokens: HashMap::new(),
+            hop_secret: String::new(),
             gateways: Vec::new(),
         }
     }
@@ -113,7 +124,30 @@ impl Config {
         if let Some(value) = var("NANOMUSE_BROWSER_BACKEND") {
             self.browser.backend = value.trim().to_string();
         }
+        if let Some(path) = var("NANOMUSE_TOKENS_FILE").filter(|p| !p.trim().is_empty()) {
+            let path = PathBuf::from(path.trim());
+            let entries = tokens::read_token_file(&path)?;
+            let source = format!("NANOMUSE_TOKENS_FILE={}", path.display());
+            tokens::merge_token_entries(&mut self.controller.tokens, entries, &source)?;
+        }
+        if let Some(secret) = var(HOP_SECRET_ENV).filter(|s| !s.trim().is_empty()) {
+            self.controller.hop_secret = secret;
+        }
         Ok(())
+    }
+
+    /// The tenant tokens, by digest.
+    pub fn token_table(&self) -> Result<TokenTable, String> {
+        TokenTable::from_entries(
+            &self.controller.tokens,
+            "controller.tokens",
+            Plaintext::Allowed,
+        )
+    }
+
+    /// The hop secret, when one is set.
+    pub fn hop_secret(&self) -> Result<Option<HopSecret>, String> {
+        HopSecret::parse(&self.controller.hop_secret, "controller.hop_secret")
     }
 
     pub fn validate(&self) -> Result<(), String> {
@@ -160,12 +194,8 @@ impl Config {
                 "controller.gateways: {bad:?} is not a gRPC address like http://host:port"
             ));
         }
-        if c.tokens
-            .iter()
-            .any(|(token, tenant)| token.len() < 16 || tenant.is_empty())
-        {
-            return Err("controller.tokens: each token needs 16+ characters and a tenant".into());
-        }
+        self.token_table()?;
+        self.hop_secret()?;
         Ok(())
     }
 
@@ -210,5 +240,32 @@ mod tests {
             .apply_env(|name| (name == "NANOMUSE_BROWSER_ENABLED").then(|| "maybe".into()))
             .unwrap_err();
         assert!(error.contains("NANOMUSE_BROWSER_ENABLED"));
+    }
+
+    #[test]
+    fn the_secrets_come_from_the_environment_and_the_tokens_file_holds_digests_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("tokens.toml");
+        let digest = tokens::token_digest("token-of-tenant-a-0001");
+        std::fs::write(&file, format!("\"{digest}\" = \"tenant-a\"\n")).unwrap();
+        let env = |name: &str| match name {
+            "NANOMUSE_TOKENS_FILE" => Some(file.display().to_string()),
+            "NANOMUSE_HOP_SECRET" => Some("a-hop-secret-0123456789\n".into()),
+            _ => None,
+        };
+        let mut config = Config::default();
+        config.apply_env(env).unwrap();
+        config.validate().unwrap();
+        let table = config.token_table().unwrap();
+        assert_eq!(table.tenant_of("token-of-tenant-a-0001"), Some("tenant-a"));
+        assert_eq!(table.plaintext_count(), 0);
+        assert!(config.hop_secret().unwrap().is_some());
+
+        std::fs::write(&file, "\"token-of-tenant-a-0001\" = \"tenant-a\"\n").unwrap();
+        let error = Config::default().apply_env(env).unwrap_err();
+        assert!(
+            error.contains("tokens.toml") && error.contains("plaintext"),
+            "{error}"
+        );
     }
 }

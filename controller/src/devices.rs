@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
-use nanomuse_proto::telemetry::{TracedChannel, traced};
+use nanomuse_proto::hop::{InternalChannel, internal};
 use nanomuse_proto::{Backend, DeviceEvent, GrpcBackend, HoldNotice, WatchDevicesRequest};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -94,6 +94,7 @@ impl Devices {
 /// Watches every gateway of the configuration, and tells them of hold changes, until
 /// `shutdown`.
 pub fn spawn(controller: Arc<Controller>, gateways: &[String], shutdown: CancellationToken) {
+    let hop_secret = controller.hop_secret().cloned();
     let mut clients = HashMap::new();
     for gateway in gateways {
         let channel = match Channel::from_shared(gateway.clone()) {
@@ -105,7 +106,7 @@ pub fn spawn(controller: Arc<Controller>, gateways: &[String], shutdown: Cancell
         };
         clients.insert(
             gateway.clone(),
-            DeviceGatewayClient::new(traced(channel.clone())),
+            DeviceGatewayClient::new(internal(channel.clone(), hop_secret.as_ref())),
         );
         tokio::spawn(watch(
             controller.clone(),
@@ -124,8 +125,10 @@ async fn watch(
     channel: Channel,
     shutdown: CancellationToken,
 ) {
-    let backend: Arc<dyn Backend> = Arc::new(GrpcBackend::new(channel.clone()));
-    let mut client = DeviceGatewayClient::new(traced(channel));
+    let hop_secret = controller.hop_secret();
+    let backend: Arc<dyn Backend> =
+        Arc::new(GrpcBackend::with_hop_secret(channel.clone(), hop_secret));
+    let mut client = DeviceGatewayClient::new(internal(channel, hop_secret));
     let mut backoff = Duration::from_millis(100);
     while !shutdown.is_cancelled() {
         let events = tokio::select! {
@@ -147,6 +150,10 @@ async fn watch(
                         Ok(None) | Err(_) => break,
                     }
                 }
+            }
+            // Not a passing outage: the two sides were given different hop secrets.
+            Err(status) if status.code() == tonic::Code::Unauthenticated => {
+                tracing::warn!(gateway, %status, "the gateway refused the controller")
             }
             Err(status) => tracing::debug!(gateway, %status, "gateway not reachable"),
         }
@@ -218,7 +225,7 @@ async fn on_event(
 /// thread's page tells the phone.
 async fn tell_phones_of_holds(
     controller: Arc<Controller>,
-    clients: HashMap<String, DeviceGatewayClient<TracedChannel>>,
+    clients: HashMap<String, DeviceGatewayClient<InternalChannel>>,
     shutdown: CancellationToken,
 ) {
     let mut changes = controller.holds.changes();

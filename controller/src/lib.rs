@@ -62,6 +62,17 @@ pub async fn run_with_local(
     local: Option<LocalWorker>,
 ) -> anyhow::Result<()> {
     config.validate().map_err(anyhow::Error::msg)?;
+    let address = listener.local_addr()?;
+    let tokens = config.token_table().map_err(anyhow::Error::msg)?;
+    let hop_secret = config.hop_secret().map_err(anyhow::Error::msg)?;
+    tenants::check_exposure(address, &tokens, hop_secret.as_ref()).map_err(anyhow::Error::msg)?;
+    if tokens.plaintext_count() > 0 {
+        tracing::warn!(
+            count = tokens.plaintext_count(),
+            "controller.tokens holds tenant tokens in plaintext; keep their digests instead \
+             (nanomuse-browser hash-token)"
+        );
+    }
     std::fs::create_dir_all(&config.controller.data_dir)?;
     let store: Arc<dyn Store> = Arc::new(
         SledStore::open(&config.controller.data_dir.join("sled"))
@@ -80,7 +91,6 @@ pub async fn run_with_local(
         shutdown.clone(),
     );
     metrics::watch(Arc::downgrade(&controller));
-    let address = listener.local_addr()?;
 
     let (health, health_service) = tonic_health::server::health_reporter();
     for service in [
@@ -92,11 +102,12 @@ pub async fn run_with_local(
             .set_service_status(service, tonic_health::ServingStatus::Serving)
             .await;
     }
-    let tenants = Arc::new(Tenants::new(config.controller.tokens.clone()));
+    let tenants = Arc::new(Tenants::new(tokens));
     let tool = BrowserToolService::new(controller.clone(), tenants.clone(), shutdown.clone());
     let registry = WorkerRegistryService::new(
         controller.clone(),
         config.controller.heartbeat_interval_ms as u32,
+        hop_secret,
     );
     let api = http::router(Arc::new(http::HttpState {
         controller: controller.clone(),

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use nanomuse_proto::{Backend, GrpcBackend};
+use nanomuse_proto::{Backend, GrpcBackend, HopSecret};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::transport::Channel;
 
@@ -52,6 +52,8 @@ pub struct Scheduler {
     waiting: AtomicUsize,
     /// Serialises first placements, so two actions of a new workspace agree on its worker.
     placing: tokio::sync::Mutex<()>,
+    /// Carried by every call to a worker.
+    hop_secret: Option<HopSecret>,
 }
 
 impl Scheduler {
@@ -60,8 +62,10 @@ impl Scheduler {
         heartbeat_timeout: Duration,
         queue_deadline: Duration,
         queue_limit: usize,
+        hop_secret: Option<HopSecret>,
     ) -> Self {
         Self {
+            hop_secret,
             workers: RwLock::default(),
             store,
             heartbeat_timeout,
@@ -100,7 +104,10 @@ impl Scheduler {
                 name: name.to_string(),
                 address: address.to_string(),
                 capacity: capacity as usize,
-                backend: Arc::new(GrpcBackend::new(channel)),
+                backend: Arc::new(GrpcBackend::with_hop_secret(
+                    channel,
+                    self.hop_secret.as_ref(),
+                )),
                 slots: Arc::new(Semaphore::new(capacity as usize)),
                 last_heartbeat: Mutex::new(Instant::now()),
                 local: false,

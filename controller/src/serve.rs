@@ -1,6 +1,6 @@
 //! `nanomuse-browser serve`: the embedded single-user default — the controller on loopback
 //! with a Chromium worker in the same process, state and profiles under one data folder, no
-//! tokens.
+//! tokens. Off loopback it needs tenant tokens and a hop secret, as the `controller` does.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -57,6 +57,11 @@ pub async fn run_embedded(
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
     let address = listener.local_addr()?;
+    // Refused before "serving" is said (run_with_local checks again, for every caller).
+    let tokens = config.token_table().map_err(anyhow::Error::msg)?;
+    let hop_secret = config.hop_secret().map_err(anyhow::Error::msg)?;
+    crate::tenants::check_exposure(address, &tokens, hop_secret.as_ref())
+        .map_err(anyhow::Error::msg)?;
     if config.worker.name == "worker" {
         config.worker.name = "embedded".into();
     }

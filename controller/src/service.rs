@@ -1,5 +1,6 @@
-//! The gRPC adapters: `BrowserTool` for agents and `WorkerRegistry` for workers. They find the
-//! caller's tenant and hand over to [`Controller`]; nothing else lives here.
+//! The gRPC adapters: `BrowserTool` for agents (a tenant's bearer token on every call) and
+//! `WorkerRegistry` for workers (the deployment's hop secret on every call). They check the
+//! caller and hand over to [`Controller`]; nothing else lives here.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
 use crate::app::Controller;
+use crate::error::ControllerError;
 use crate::tenants::{Tenants, bearer};
 
 pub struct BrowserToolService {
@@ -86,13 +88,30 @@ impl BrowserTool for BrowserToolService {
 pub struct WorkerRegistryService {
     controller: Arc<Controller>,
     heartbeat_interval_ms: u32,
+    /// Every call must carry it when set: a worker that registers is sent the tenants' pages.
+    hop_secret: Option<HopSecret>,
 }
 
 impl WorkerRegistryService {
-    pub fn new(controller: Arc<Controller>, heartbeat_interval_ms: u32) -> Self {
+    pub fn new(
+        controller: Arc<Controller>,
+        heartbeat_interval_ms: u32,
+        hop_secret: Option<HopSecret>,
+    ) -> Self {
         Self {
             controller,
             heartbeat_interval_ms,
+            hop_secret,
+        }
+    }
+
+    /// Refuses a call that does not carry the deployment's hop secret (when there is one).
+    fn check_hop_secret<T>(&self, request: &Request<T>) -> Result<(), Status> {
+        match &self.hop_secret {
+            Some(secret) if !secret.carried_by(request.metadata().as_ref()) => {
+                Err(ControllerError::Unauthenticated(nanomuse_proto::hop::REFUSED.into()).into())
+            }
+            _ => Ok(()),
         }
     }
 }
@@ -103,6 +122,7 @@ impl WorkerRegistry for WorkerRegistryService {
         &self,
         request: Request<RegisterWorkerRequest>,
     ) -> Result<Response<RegisterWorkerReply>, Status> {
+        self.check_hop_secret(&request)?;
         let request = request.into_inner();
         self.controller
             .scheduler
@@ -116,6 +136,7 @@ impl WorkerRegistry for WorkerRegistryService {
         &self,
         request: Request<HeartbeatRequest>,
     ) -> Result<Response<HeartbeatReply>, Status> {
+        self.check_hop_secret(&request)?;
         let known = self
             .controller
             .scheduler
@@ -125,8 +146,9 @@ impl WorkerRegistry for WorkerRegistryService {
 
     async fn list_workers(
         &self,
-        _request: Request<ListWorkersRequest>,
+        request: Request<ListWorkersRequest>,
     ) -> Result<Response<ListWorkersReply>, Status> {
+        self.check_hop_secret(&request)?;
         let workers = self.controller.scheduler.statuses()?;
         Ok(Response::new(ListWorkersReply { workers }))
     }

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use nanomuse_proto::HopSecret;
+use nanomuse_proto::tokens::{Plaintext, TokenTable};
 use serde::Deserialize;
 
 use crate::protocol;
@@ -10,8 +12,14 @@ use crate::protocol;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GatewayConfig {
-    /// device token → tenant.
+    /// device token → tenant: `"sha256:<hex>" = "tenant"` (the token's digest), or the token
+    /// itself (taken with a warning). A secrets file (`NANOMUSE_DEVICE_TOKENS_FILE`) adds
+    /// digests.
     pub device_tokens: HashMap<String, String>,
+    /// The deployment's shared secret: the controller's gRPC calls must carry it. Empty: calls
+    /// are taken without it, which [`crate::run`] allows on loopback only.
+    /// `NANOMUSE_HOP_SECRET` overrides it.
+    pub hop_secret: String,
     /// How long an op may wait for the phone's answer (an op's own longer bound wins).
     pub op_timeout_ms: u64,
     /// Requests waiting for one phone's answers at most.
@@ -29,6 +37,7 @@ impl Default for GatewayConfig {
     fn default() -> Self {
         Self {
             device_tokens: HashMap::new(),
+            hop_secret: String::new(),
             op_timeout_ms: 30_000,
             max_pending: protocol::MAX_PENDING,
             max_message_bytes: protocol::MAX_MESSAGE_BYTES,
@@ -58,15 +67,22 @@ impl GatewayConfig {
         if self.silence_limit_ms <= self.ping_interval_ms {
             return Err("gateway.silence_limit_ms must be above ping_interval_ms".into());
         }
-        if self
-            .device_tokens
-            .iter()
-            .any(|(token, tenant)| token.len() < 16 || tenant.is_empty())
-        {
-            return Err(
-                "gateway.device_tokens: each token needs 16+ characters and a tenant".into(),
-            );
-        }
+        self.device_token_table()?;
+        self.hop_secret()?;
         Ok(())
+    }
+
+    /// The device tokens, by digest.
+    pub fn device_token_table(&self) -> Result<TokenTable, String> {
+        TokenTable::from_entries(
+            &self.device_tokens,
+            "gateway.device_tokens",
+            Plaintext::Allowed,
+        )
+    }
+
+    /// The hop secret, when one is set.
+    pub fn hop_secret(&self) -> Result<Option<HopSecret>, String> {
+        HopSecret::parse(&self.hop_secret, "gateway.hop_secret")
     }
 }

@@ -30,6 +30,8 @@ pub use config::GatewayConfig;
 /// What the connections and the services share.
 pub struct State {
     pub config: Arc<GatewayConfig>,
+    /// The phones' device tokens, by digest.
+    pub device_tokens: nanomuse_proto::tokens::TokenTable,
     pub phones: Arc<phones::Phones>,
     pub shutdown: CancellationToken,
 }
@@ -42,8 +44,21 @@ pub async fn run(
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     config.validate().map_err(anyhow::Error::msg)?;
+    let address = listener.local_addr()?;
+    let hop_secret = config.hop_secret().map_err(anyhow::Error::msg)?;
+    nanomuse_proto::hop::check_exposure(address, hop_secret.as_ref(), "device gateway")
+        .map_err(anyhow::Error::msg)?;
+    let device_tokens = config.device_token_table().map_err(anyhow::Error::msg)?;
+    if device_tokens.plaintext_count() > 0 {
+        tracing::warn!(
+            count = device_tokens.plaintext_count(),
+            "gateway.device_tokens holds device tokens in plaintext; keep their digests \
+             instead (nanomuse-browser hash-token)"
+        );
+    }
     let config = Arc::new(config);
     let state = Arc::new(State {
+        device_tokens,
         phones: Arc::default(),
         config: config.clone(),
         shutdown: shutdown.clone(),
@@ -72,8 +87,10 @@ pub async fn run(
             state: state.clone(),
         }))
         .into_axum_router()
+        // Only the controller may call the gRPC services: they drive every tenant's phones.
+        // The phones' socket is open: a phone proves itself with its device token.
+        .layer(nanomuse_proto::hop::RequireHopSecretLayer::new(hop_secret).open_to(&["/device"]))
         .layer(nanomuse_proto::telemetry::ServerTraceLayer);
-    let address = listener.local_addr()?;
     tracing::info!(%address, "device gateway serving");
     let listener = listener.tap_io(|stream| {
         let _ = stream.set_nodelay(true);

@@ -139,10 +139,9 @@ fn admit(state: &State, hello: &Hello) -> Result<String, (u16, String)> {
         ));
     }
     state
-        .config
         .device_tokens
-        .get(&hello.token)
-        .cloned()
+        .tenant_of(&hello.token)
+        .map(str::to_string)
         .ok_or_else(|| {
             (
                 protocol::CLOSE_UNAUTHORIZED,

@@ -2,7 +2,7 @@
 
 use tonic::transport::Channel;
 
-use crate::telemetry::{TracedChannel, traced};
+use crate::hop::{HopSecret, InternalChannel, internal};
 use crate::v1::browser_backend_client::BrowserBackendClient;
 use crate::v1::*;
 use crate::{Backend, BackendError};
@@ -11,12 +11,18 @@ use crate::{Backend, BackendError};
 /// cheap and shares the connection.
 #[derive(Debug, Clone)]
 pub struct GrpcBackend {
-    client: BrowserBackendClient<TracedChannel>,
+    client: BrowserBackendClient<InternalChannel>,
 }
 
 impl GrpcBackend {
+    /// A backend reached without a hop secret (a worker or gateway on loopback that has none).
     pub fn new(channel: Channel) -> Self {
-        let client = BrowserBackendClient::new(traced(channel))
+        Self::with_hop_secret(channel, None)
+    }
+
+    /// A backend inside the deployment: every op carries the hop secret.
+    pub fn with_hop_secret(channel: Channel, secret: Option<&HopSecret>) -> Self {
+        let client = BrowserBackendClient::new(internal(channel, secret))
             .max_decoding_message_size(64 * 1024 * 1024)
             .max_encoding_message_size(64 * 1024 * 1024);
         Self { client }

@@ -7,11 +7,13 @@
 mod backend;
 mod client;
 mod config_file;
+pub mod hop;
 pub mod metrics;
 mod names;
 mod server;
 mod shutdown;
 pub mod telemetry;
+pub mod tokens;
 
 /// The generated messages, client and server of `nanomuse.browser.v1`.
 pub mod v1 {
@@ -21,6 +23,7 @@ pub mod v1 {
 pub use backend::{Backend, BackendError};
 pub use client::GrpcBackend;
 pub use config_file::config_section;
+pub use hop::HopSecret;
 pub use names::check_name;
 pub use server::BackendServer;
 pub use shutdown::cancel_on_signals;

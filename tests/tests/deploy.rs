@@ -1250,10 +1250,19 @@ async fn manifests_match_the_binaries() {
                 .expect("the controller answers");
             let mut registry =
                 nanomuse_proto::worker_registry_client::WorkerRegistryClient::new(channel);
+            // The registry answers only calls from inside the deployment.
+            let hop_secret = secret_data(&objects, &dev, "nanomuse-secrets")
+                .remove("hop-secret")
+                .expect("the Secret has a hop-secret");
             let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
             loop {
+                let mut request = tonic::Request::new(nanomuse_proto::ListWorkersRequest {});
+                request.metadata_mut().insert(
+                    nanomuse_proto::hop::HOP_SECRET_HEADER,
+                    hop_secret.trim().parse().unwrap(),
+                );
                 let workers = registry
-                    .list_workers(nanomuse_proto::ListWorkersRequest {})
+                    .list_workers(request)
                     .await
                     .unwrap()
                     .into_inner()

@@ -32,6 +32,10 @@ pub struct WorkerConfig {
     pub advertise: String,
     /// How many actions this worker carries out at once.
     pub capacity: u32,
+    /// The deployment's shared secret: the controller's calls must carry it, and the
+    /// registration sends it. Empty: calls are taken without it, which [`crate::run`] allows on
+    /// loopback only. `NANOMUSE_HOP_SECRET` overrides it.
+    pub hop_secret: String,
 }
 
 impl Default for WorkerConfig {
@@ -48,6 +52,7 @@ impl Default for WorkerConfig {
             controller: String::new(),
             advertise: String::new(),
             capacity: 8,
+            hop_secret: String::new(),
         }
     }
 }
@@ -79,7 +84,13 @@ impl WorkerConfig {
         if self.fetch_max_bytes == 0 {
             return Err("worker.fetch_max_bytes must be above 0".into());
         }
+        self.hop_secret()?;
         Ok(())
+    }
+
+    /// The hop secret, when one is set.
+    pub fn hop_secret(&self) -> Result<Option<nanomuse_proto::HopSecret>, String> {
+        nanomuse_proto::HopSecret::parse(&self.hop_secret, "worker.hop_secret")
     }
 
     pub fn timeout(&self) -> Duration {

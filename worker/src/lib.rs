@@ -54,9 +54,12 @@ pub async fn run(
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     config.validate().map_err(anyhow::Error::msg)?;
+    let address = listener.local_addr()?;
+    let hop_secret = config.hop_secret().map_err(anyhow::Error::msg)?;
+    nanomuse_proto::hop::check_exposure(address, hop_secret.as_ref(), "worker")
+        .map_err(anyhow::Error::msg)?;
     let config = Arc::new(config);
     let backend = Arc::new(ChromiumBackend::new(config.clone()));
-    let address = listener.local_addr()?;
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health
@@ -80,6 +83,7 @@ pub async fn run(
         };
         tokio::spawn(registration::keep_registered(
             config.clone(),
+            hop_secret.clone(),
             advertise,
             backend.pool.clone(),
             shutdown.clone(),
@@ -87,11 +91,14 @@ pub async fn run(
     });
 
     tracing::info!(%address, name = %config.name, "worker serving");
-    // One port: the ops over gRPC, `/metrics` over plain HTTP.
+    // One port: the ops over gRPC, `/metrics` over plain HTTP. Only the controller may call
+    // the ops: they reach every tenant's profiles on this worker. The trace layer is outside,
+    // so refused calls are counted too.
     let app = tonic::service::Routes::from(nanomuse_proto::metrics::router())
         .add_service(health_service)
         .add_service(BackendServer::service(backend.clone()))
         .into_axum_router()
+        .layer(nanomuse_proto::hop::RequireHopSecretLayer::new(hop_secret))
         .layer(nanomuse_proto::telemetry::ServerTraceLayer);
     let listener = listener.tap_io(|stream| {
         let _ = stream.set_nodelay(true);

@@ -46,6 +46,12 @@ fn load(args: &Args) -> Result<WorkerConfig, String> {
     if let Some(ms) = args.idle_timeout_ms {
         config.idle_timeout_ms = ms;
     }
+    // From the environment only, never a flag: a process's arguments are visible to all.
+    if let Ok(secret) = std::env::var(nanomuse_proto::hop::HOP_SECRET_ENV)
+        && !secret.trim().is_empty()
+    {
+        config.hop_secret = secret;
+    }
     config.validate()?;
     Ok(config)
 }

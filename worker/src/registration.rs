@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
-use nanomuse_proto::{HeartbeatRequest, RegisterWorkerRequest};
+use nanomuse_proto::{HeartbeatRequest, HopSecret, RegisterWorkerRequest};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::WorkerConfig;
@@ -16,6 +16,7 @@ const RETRY: Duration = Duration::from_millis(500);
 
 pub async fn keep_registered(
     config: Arc<WorkerConfig>,
+    hop_secret: Option<HopSecret>,
     advertise: String,
     pool: Arc<Pool>,
     shutdown: CancellationToken,
@@ -24,8 +25,10 @@ pub async fn keep_registered(
         tracing::error!(controller = %config.controller, "bad controller address; not registering");
         return;
     };
-    let mut client =
-        WorkerRegistryClient::new(nanomuse_proto::telemetry::traced(endpoint.connect_lazy()));
+    let mut client = WorkerRegistryClient::new(nanomuse_proto::hop::internal(
+        endpoint.connect_lazy(),
+        hop_secret.as_ref(),
+    ));
     'register: loop {
         let registered = client
             .register(RegisterWorkerRequest {
@@ -40,7 +43,12 @@ pub async fn keep_registered(
                 Duration::from_millis(reply.into_inner().heartbeat_interval_ms.max(50).into())
             }
             Err(status) => {
-                tracing::debug!(%status, "controller not reachable; retrying");
+                if status.code() == tonic::Code::Unauthenticated {
+                    // Not a passing outage: the two sides were given different hop secrets.
+                    tracing::warn!(%status, "the controller refused the registration; retrying");
+                } else {
+                    tracing::debug!(%status, "controller not reachable; retrying");
+                }
                 tokio::select! {
                     _ = shutdown.cancelled() => return,
                     _ = tokio::time::sleep(RETRY) => continue 'register,

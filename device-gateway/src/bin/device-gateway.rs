@@ -18,9 +18,14 @@ struct Args {
         default_value = "127.0.0.1:50071"
     )]
     listen: String,
-    /// A device token and its tenant, as TOKEN=TENANT; repeatable.
+    /// A device token (or its `sha256:<hex>` digest) and its tenant, as TOKEN=TENANT;
+    /// repeatable. For local runs: a hosted gateway reads digests from --device-tokens-file.
     #[arg(long = "device-token", value_name = "TOKEN=TENANT")]
     device_tokens: Vec<String>,
+    /// A secrets file of device token digests, `"sha256:<hex>" = "tenant"` lines (no
+    /// plaintext tokens); added to the configuration's.
+    #[arg(long, env = "NANOMUSE_DEVICE_TOKENS_FILE", value_name = "FILE")]
+    device_tokens_file: Option<PathBuf>,
     /// Log as JSON lines.
     #[arg(long, env = "NANOMUSE_LOG_JSON")]
     log_json: bool,
@@ -36,6 +41,17 @@ fn load(args: &Args) -> Result<GatewayConfig, String> {
         config
             .device_tokens
             .insert(token.to_string(), tenant.to_string());
+    }
+    if let Some(file) = &args.device_tokens_file {
+        let entries = nanomuse_proto::tokens::read_token_file(file)?;
+        let source = file.display().to_string();
+        nanomuse_proto::tokens::merge_token_entries(&mut config.device_tokens, entries, &source)?;
+    }
+    // From the environment only, never a flag: a process's arguments are visible to all.
+    if let Ok(secret) = std::env::var(nanomuse_proto::hop::HOP_SECRET_ENV)
+        && !secret.trim().is_empty()
+    {
+        config.hop_secret = secret;
     }
     config.validate()?;
     Ok(config)
