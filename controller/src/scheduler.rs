@@ -104,10 +104,10 @@ impl Scheduler {
                 name: name.to_string(),
                 address: address.to_string(),
                 capacity: capacity as usize,
-                backend: Arc::new(GrpcBackend::with_hop_secret(
-                    channel,
-                    self.hop_secret.as_ref(),
-                )),
+                backend: Arc::new(
+                    GrpcBackend::with_hop_secret(channel, self.hop_secret.as_ref())
+                        .named(format!("worker {name}")),
+                ),
                 slots: Arc::new(Semaphore::new(capacity as usize)),
                 last_heartbeat: Mutex::new(Instant::now()),
                 local: false,

@@ -12,6 +12,8 @@ use crate::{Backend, BackendError};
 #[derive(Debug, Clone)]
 pub struct GrpcBackend {
     client: BrowserBackendClient<InternalChannel>,
+    /// How errors name the other end ("worker w1").
+    peer: std::sync::Arc<str>,
 }
 
 impl GrpcBackend {
@@ -25,7 +27,31 @@ impl GrpcBackend {
         let client = BrowserBackendClient::new(internal(channel, secret))
             .max_decoding_message_size(64 * 1024 * 1024)
             .max_encoding_message_size(64 * 1024 * 1024);
-        Self { client }
+        Self {
+            client,
+            peer: "the backend".into(),
+        }
+    }
+
+    /// The same backend, named `peer` in the errors of a broken connection.
+    pub fn named(mut self, peer: impl Into<String>) -> Self {
+        self.peer = peer.into().into();
+        self
+    }
+
+    /// The error of a call: the other end's own status as it is; a connection that failed
+    /// (refused, reset, closed mid-call: a status made here, with its cause as its source) as
+    /// UNAVAILABLE, saying the op's outcome is unknown.
+    fn failure(&self, op: &str, status: tonic::Status) -> BackendError {
+        if std::error::Error::source(&status).is_none() {
+            return status.into();
+        }
+        BackendError::Unavailable(format!(
+            "{} stopped answering during {op} ({}); what the op did is unknown: look again \
+             once it is back",
+            self.peer,
+            status.message()
+        ))
     }
 
     /// Connects to `endpoint` (e.g. `http://127.0.0.1:50051`).
@@ -40,13 +66,16 @@ impl GrpcBackend {
 }
 
 macro_rules! call {
-    ($($method:ident($request:ty) -> $reply:ty;)*) => {
+    ($($method:ident($request:ty) -> $reply:ty, $name:literal;)*) => {
         #[tonic::async_trait]
         impl Backend for GrpcBackend {
             $(
                 async fn $method(&self, request: $request) -> Result<$reply, BackendError> {
                     let mut client = self.client.clone();
-                    Ok(client.$method(request).await?.into_inner())
+                    match client.$method(request).await {
+                        Ok(reply) => Ok(reply.into_inner()),
+                        Err(status) => Err(self.failure($name, status)),
+                    }
                 }
             )*
         }
@@ -54,18 +83,18 @@ macro_rules! call {
 }
 
 call! {
-    open(OpenRequest) -> OpenReply;
-    navigate(NavigateRequest) -> NavigateReply;
-    evaluate(EvaluateRequest) -> EvaluateReply;
-    tap(TapRequest) -> TapReply;
-    r#type(TypeRequest) -> TypeReply;
-    key(KeyRequest) -> KeyReply;
-    scroll(ScrollRequest) -> ScrollReply;
-    back(BackRequest) -> BackReply;
-    settle(SettleRequest) -> SettleReply;
-    screenshot(ScreenshotRequest) -> ScreenshotReply;
-    state(StateRequest) -> StateReply;
-    fetch(FetchRequest) -> FetchReply;
-    profile(ProfileRequest) -> ProfileReply;
-    close(CloseRequest) -> CloseReply;
+    open(OpenRequest) -> OpenReply, "open";
+    navigate(NavigateRequest) -> NavigateReply, "navigate";
+    evaluate(EvaluateRequest) -> EvaluateReply, "evaluate";
+    tap(TapRequest) -> TapReply, "tap";
+    r#type(TypeRequest) -> TypeReply, "type";
+    key(KeyRequest) -> KeyReply, "key";
+    scroll(ScrollRequest) -> ScrollReply, "scroll";
+    back(BackRequest) -> BackReply, "back";
+    settle(SettleRequest) -> SettleReply, "settle";
+    screenshot(ScreenshotRequest) -> ScreenshotReply, "screenshot";
+    state(StateRequest) -> StateReply, "state";
+    fetch(FetchRequest) -> FetchReply, "fetch";
+    profile(ProfileRequest) -> ProfileReply, "profile";
+    close(CloseRequest) -> CloseReply, "close";
 }

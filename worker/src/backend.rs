@@ -60,9 +60,25 @@ impl ChromiumBackend {
         let (page, _in_use) = self.pool.page(session).await?;
         let _alone = page.op_lock.lock().await;
         let bound = self.op_bound();
-        let outcome = tokio::time::timeout(bound, run(&page))
-            .await
-            .unwrap_or_else(|_| Err(WorkerError::timeout(op, bound.as_millis() as u64)));
+        let outcome = tokio::select! {
+            biased;
+            outcome = tokio::time::timeout(bound, run(&page)) => {
+                outcome.unwrap_or_else(|_| Err(WorkerError::timeout(op, bound.as_millis() as u64)))
+            }
+            // A crashed renderer or a dead browser answers nothing: the op fails now, saying so.
+            why = page.until_lost() => Err(lost(op, &why)),
+        };
+        // A command cut off by the browser's death may fail before the death is seen: the
+        // reason, when it comes at once, is the clearer error.
+        let outcome = match outcome {
+            Err(WorkerError::BrowserGone(error)) => {
+                match tokio::time::timeout(Duration::from_secs(1), page.until_lost()).await {
+                    Ok(why) => Err(lost(op, &why)),
+                    Err(_) => Err(WorkerError::BrowserGone(error)),
+                }
+            }
+            other => other,
+        };
         let cookies = page.cookies.clone();
         let save = async move {
             if let Err(error) = cookies.save().await {
@@ -79,6 +95,13 @@ impl ChromiumBackend {
             BackendError::from(error)
         })
     }
+}
+
+/// The error of an op whose page was lost under it.
+fn lost(op: &str, why: &str) -> WorkerError {
+    WorkerError::PageLost(format!(
+        "{op} did not finish: {why}. What it did is unknown: look again before acting"
+    ))
 }
 
 #[tonic::async_trait]

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use chromiumoxide::cdp::browser_protocol::target::EventTargetCreated;
+use chromiumoxide::cdp::browser_protocol::target::{EventTargetCrashed, EventTargetCreated};
 use chromiumoxide::{Browser, BrowserConfig};
 use futures::StreamExt;
 use serde_json::json;
@@ -94,6 +94,8 @@ impl LiveBrowser {
 
         let alive = Arc::new(AtomicBool::new(true));
         let handler_alive = alive.clone();
+        let page_index = PageIndex::default();
+        let handler_pages = page_index.clone();
         let handler_task = tokio::spawn(async move {
             // The first error means the socket is gone (a killed browser); polling on would
             // leave in-flight commands hanging, so the handler is dropped.
@@ -104,6 +106,19 @@ impl LiveBrowser {
                 }
             }
             handler_alive.store(false, Ordering::SeqCst);
+            // The ops in flight on its pages fail now, not at their timeouts.
+            let pages: Vec<_> = handler_pages
+                .lock()
+                .unwrap()
+                .values()
+                .filter_map(Weak::upgrade)
+                .collect();
+            for page in pages {
+                page.mark_lost(
+                    "Chromium stopped (it crashed or was killed); the next action relaunches it \
+                     on the same profile, with the page back at its last URL",
+                );
+            }
         });
 
         let mut tasks = vec![handler_task];
@@ -147,9 +162,16 @@ impl LiveBrowser {
             }
         };
         tasks.push(downloads_task);
-        let page_index = PageIndex::default();
         if let Ok(task) = watch_new_windows(&browser, side.clone(), page_index.clone()).await {
             tasks.push(task);
+        }
+        match watch_crashes(&browser, page_index.clone()).await {
+            Ok(task) => tasks.push(task),
+            Err(error) => {
+                let mut browser = browser;
+                let _ = browser.kill().await;
+                return Err(error);
+            }
         }
         // The startup tab is not one of ours.
         for page in browser.pages().await.unwrap_or_default() {
@@ -202,6 +224,25 @@ impl LiveBrowser {
             page.close().await?;
         }
         Ok(())
+    }
+
+    /// Forgets the page of `key` whose renderer crashed and closes its target from the browser
+    /// side (the page itself, with no renderer, would not answer `Page.close`).
+    pub async fn drop_crashed_page(&mut self, key: &str) {
+        let Some(page) = self.pages.remove(key) else {
+            return;
+        };
+        self.page_index.lock().unwrap().remove(&page.target_id);
+        let closing = self.side.call(
+            None,
+            "Target.closeTarget",
+            json!({"targetId": page.target_id}),
+        );
+        match tokio::time::timeout(Duration::from_secs(5), closing).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(error)) => tracing::warn!(%error, "the crashed page did not close"),
+            Err(_) => tracing::warn!("the crashed page did not close in time"),
+        }
     }
 
     /// Closes Chromium cleanly (it writes its cookie database; session cookies end), or kills
@@ -266,6 +307,29 @@ async fn watch_new_windows(
             if url.starts_with("http://") || url.starts_with("https://") {
                 tracing::debug!(%url, "new window loaded in its opener instead");
                 let _ = page.cdp("Page.navigate", json!({"url": url})).await;
+            }
+        }
+    }))
+}
+
+/// A page whose renderer crashed (killed, out of memory, `Page.crash`) is marked lost: the op
+/// in flight on it fails at once with the reason, and the next op replaces it at its last URL.
+async fn watch_crashes(browser: &Browser, pages: PageIndex) -> Result<tokio::task::JoinHandle<()>> {
+    let mut crashed = browser.event_listener::<EventTargetCrashed>().await?;
+    Ok(tokio::spawn(async move {
+        while let Some(event) = crashed.next().await {
+            let page = pages
+                .lock()
+                .unwrap()
+                .get(event.target_id.inner())
+                .and_then(Weak::upgrade);
+            if let Some(page) = page {
+                tracing::warn!(status = %event.status, code = event.error_code, "page crashed");
+                page.mark_lost(format!(
+                    "the page crashed (its renderer {}, code {}); the next action reloads it at \
+                     its last URL",
+                    event.status, event.error_code
+                ));
             }
         }
     }))

@@ -17,6 +17,9 @@ pub enum WorkerError {
     TooLarge(String),
     #[error("the browser is not available: {0}")]
     BrowserGone(String),
+    /// The page's renderer crashed or its browser stopped while an op was on it.
+    #[error("{0}")]
+    PageLost(String),
     #[error("could not start Chromium: {0}")]
     Launch(String),
     #[error("the page raised an error: {0}")]
@@ -67,7 +70,9 @@ impl From<WorkerError> for BackendError {
             }
             WorkerError::Timeout { .. } => Self::Timeout(message),
             WorkerError::TooLarge(_) => Self::ResourceExhausted(message),
-            WorkerError::BrowserGone(_) | WorkerError::Launch(_) => Self::Unavailable(message),
+            WorkerError::BrowserGone(_) | WorkerError::Launch(_) | WorkerError::PageLost(_) => {
+                Self::Unavailable(message)
+            }
             WorkerError::Fetch(_) => Self::FailedPrecondition(message),
             WorkerError::Cdp { .. } | WorkerError::Io(_) => Self::Internal(message),
         }

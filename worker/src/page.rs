@@ -4,9 +4,12 @@
 
 use std::sync::{Arc, Mutex};
 
+use chromiumoxide::cdp::browser_protocol::page::{DialogType, EventJavascriptDialogOpening};
 use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
 use chromiumoxide::{Browser, Page};
+use futures::StreamExt;
 use serde_json::{Value, json};
+use tokio::sync::watch;
 use tracing::Instrument;
 
 use crate::cdp::{self, SideChannel};
@@ -59,7 +62,11 @@ pub struct PageHandle {
     pub chrome_major: String,
     /// Serialises the ops on this page.
     pub op_lock: tokio::sync::Mutex<()>,
+    /// Why the page is gone, once it is: its renderer crashed, or its whole browser stopped.
+    /// An op in flight fails at once with the reason; the next op replaces the page.
+    lost: watch::Sender<Option<String>>,
     tracker_task: tokio::task::JoinHandle<()>,
+    dialogs_task: tokio::task::JoinHandle<()>,
 }
 
 impl PageHandle {
@@ -84,9 +91,10 @@ impl PageHandle {
             let side_session = side.attach(&target_id).await?;
             let tracker =
                 NetworkTracker::start(&page, target_id.clone(), spec.last_url.clone()).await?;
-            Ok::<_, WorkerError>((side_session, tracker))
+            let dialogs = dismiss_dialogs(&page).await?;
+            Ok::<_, WorkerError>((side_session, tracker, dialogs))
         };
-        let (side_session, (tracker, tracker_task)) = match started.await {
+        let (side_session, (tracker, tracker_task), dialogs_task) = match started.await {
             Ok(parts) => parts,
             Err(error) => {
                 let _ = page.close().await;
@@ -104,7 +112,9 @@ impl PageHandle {
             settings: Mutex::new(spec.settings.clone()),
             chrome_major: chrome_major.to_string(),
             op_lock: tokio::sync::Mutex::new(()),
+            lost: watch::channel(None).0,
             tracker_task,
+            dialogs_task,
         });
         let setup = async {
             emulation::apply(&handle, &spec.settings, chrome_major).await?;
@@ -120,6 +130,38 @@ impl PageHandle {
             return Err(error);
         }
         Ok(handle)
+    }
+
+    /// Marks the page gone (the first reason stays): its renderer crashed or its browser died.
+    pub fn mark_lost(&self, why: impl Into<String>) {
+        let why = why.into();
+        self.lost.send_if_modified(|lost| {
+            if lost.is_some() {
+                return false;
+            }
+            *lost = Some(why);
+            true
+        });
+    }
+
+    /// Why the page is gone, if it is.
+    pub fn lost(&self) -> Option<String> {
+        self.lost.borrow().clone()
+    }
+
+    /// Waits until the page is gone; returns why.
+    pub async fn until_lost(&self) -> String {
+        let mut lost = self.lost.subscribe();
+        let why = lost
+            .wait_for(Option::is_some)
+            .await
+            .ok()
+            .and_then(|why| why.clone());
+        match why {
+            Some(why) => why,
+            // The sender lives as long as the page: not reached.
+            None => std::future::pending().await,
+        }
     }
 
     pub fn settings(&self) -> PageSettings {
@@ -174,6 +216,7 @@ impl PageHandle {
     /// Closes the page's target.
     pub async fn close(&self) -> Result<()> {
         self.tracker_task.abort();
+        self.dialogs_task.abort();
         self.page.clone().close().await?;
         Ok(())
     }
@@ -182,5 +225,70 @@ impl PageHandle {
 impl Drop for PageHandle {
     fn drop(&mut self) {
         self.tracker_task.abort();
+        self.dialogs_task.abort();
     }
+}
+
+/// More dialogs than this within [`DIALOG_STORM_WINDOW`] is a storm, not a page asking.
+const DIALOG_STORM_COUNT: usize = 10;
+const DIALOG_STORM_WINDOW: std::time::Duration = std::time::Duration::from_secs(1);
+/// What a page's dialogs become after a storm: `alert` nothing, `confirm` no, `prompt` none.
+const SILENCE_DIALOGS: &str = "window.alert = () => undefined; \
+    window.confirm = () => false; window.prompt = () => null;";
+
+/// Answers every JavaScript dialog of `page` at once, as no one is there to: `alert` and
+/// `beforeunload` are accepted (the page goes on, or is left), `confirm` and `prompt` are
+/// dismissed (nothing is agreed to on the user's behalf). A dialog left open would block the
+/// page's script, its navigations and every evaluate until the op's timeout.
+async fn dismiss_dialogs(page: &Page) -> Result<tokio::task::JoinHandle<()>> {
+    let mut opening = page
+        .event_listener::<EventJavascriptDialogOpening>()
+        .await?;
+    let page = page.clone();
+    Ok(tokio::spawn(async move {
+        let mut recent = std::collections::VecDeque::new();
+        while let Some(dialog) = opening.next().await {
+            let accept = matches!(dialog.r#type, DialogType::Alert | DialogType::Beforeunload);
+            tracing::debug!(kind = ?dialog.r#type, accept, "javascript dialog answered");
+            // A page that opens dialog after dialog (a loop, or one re-armed by a timer) keeps
+            // its renderer busy enough that a navigation away never commits: its dialogs are
+            // turned off, as a browser's "prevent this page from creating more dialogs" does.
+            // (Run once the script yields; one that never does is ended by the op's timeout.)
+            let now = std::time::Instant::now();
+            recent.push_back(now);
+            while recent
+                .front()
+                .is_some_and(|at| now.duration_since(*at) > DIALOG_STORM_WINDOW)
+            {
+                recent.pop_front();
+            }
+            if recent.len() > DIALOG_STORM_COUNT {
+                tracing::warn!("the page opens dialogs without end; turning them off");
+                recent.clear();
+                let page = page.clone();
+                tokio::spawn(async move {
+                    let silenced = cdp::call_page(
+                        &page,
+                        "Runtime.evaluate",
+                        json!({"expression": SILENCE_DIALOGS}),
+                    );
+                    if tokio::time::timeout(std::time::Duration::from_secs(30), silenced)
+                        .await
+                        .is_err()
+                    {
+                        tracing::debug!("the page's script did not yield to silence its dialogs");
+                    }
+                });
+            }
+            let answered = cdp::call_page(
+                &page,
+                "Page.handleJavaScriptDialog",
+                json!({"accept": accept}),
+            )
+            .await;
+            if let Err(error) = answered {
+                tracing::debug!(%error, "javascript dialog already gone");
+            }
+        }
+    }))
 }

@@ -148,9 +148,10 @@ impl Pool {
         }
         let live = self.live(&profile, &mut state.live).await?;
         let settings = settings(&live.chrome_major)?;
+        Self::drop_lost_page(live, &page_key).await;
         if must_exist && !live.pages.contains_key(&page_key) {
             let spec = state.specs.get(&page_key).cloned().expect("checked above");
-            live.create_page(&page_key, &spec).await?;
+            self.bring_back(live, &page_key, &spec).await?;
         }
         if let Some(page) = live.pages.get(&page_key).cloned() {
             crate::emulation::apply(&page, &settings, &live.chrome_major).await?;
@@ -184,20 +185,59 @@ impl Pool {
             )));
         };
         let live = self.live(&profile, &mut state.live).await?;
+        Self::drop_lost_page(live, &page_key).await;
         if let Some(page) = live.pages.get(&page_key) {
             return Ok((page.clone(), in_use));
         }
-        let page = live.create_page(&page_key, &spec).await?;
+        let page = self.bring_back(live, &page_key, &spec).await?;
+        Ok((page, in_use))
+    }
+
+    /// Closes the page of `key` if its renderer crashed, so the caller makes a new one.
+    async fn drop_lost_page(live: &mut LiveBrowser, key: &str) {
+        let Some(why) = live.pages.get(key).and_then(|page| page.lost()) else {
+            return;
+        };
+        tracing::warn!(page = key, why, "replacing a crashed page");
+        live.drop_crashed_page(key).await;
+    }
+
+    /// Makes the page of `key` anew (after a relaunch or a crash), at its last URL, loaded —
+    /// waiting at most a few seconds, as the profile's other pages wait meanwhile: a page that
+    /// does not load by then is the op's to find.
+    async fn bring_back(
+        &self,
+        live: &mut LiveBrowser,
+        key: &str,
+        spec: &PageSpec,
+    ) -> Result<Arc<PageHandle>> {
+        let page = live.create_page(key, spec).await?;
         let last_url = spec.last_url.lock().unwrap().clone();
         if let Some(url) =
             last_url.filter(|u| u.starts_with("http://") || u.starts_with("https://"))
         {
-            tracing::info!(%url, "page brought back after a relaunch");
-            let _ = page
-                .cdp("Page.navigate", serde_json::json!({"url": url}))
-                .await;
+            tracing::info!(%url, "page brought back");
+            let mut lifecycle = page
+                .page
+                .event_listener::<chromiumoxide::cdp::browser_protocol::page::EventLifecycleEvent>()
+                .await?;
+            let loading = async {
+                let reply = page
+                    .cdp("Page.navigate", serde_json::json!({"url": url}))
+                    .await?;
+                if let Some(loader) = reply.get("loaderId").and_then(|l| l.as_str()) {
+                    crate::ops::wait_for_load(&page, &mut lifecycle, Some(loader)).await?;
+                }
+                Ok::<_, WorkerError>(())
+            };
+            let bound = self.config.timeout().min(std::time::Duration::from_secs(5));
+            match tokio::time::timeout(bound, loading).await {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => tracing::warn!(%error, "the page did not come back"),
+                Err(_) => tracing::warn!("the page did not load again in time"),
+            }
         }
-        Ok((page, in_use))
+        Ok(page)
     }
 
     /// Closes the page of `session`; the profile and its cookies stay.

@@ -8,16 +8,33 @@ use super::Ctx;
 use crate::error::{ControllerError, Result};
 use crate::store::ProfileSetting;
 
+/// The viewport sizes a custom profile may have, in CSS px (the workers' range).
+const CUSTOM_SIZE: std::ops::RangeInclusive<u32> = 100..=4096;
+
 pub async fn run(ctx: &mut Ctx<'_>, action: ProfileAction) -> Result<ActReply> {
     let setting = match action.kind {
         Some(Kind::Mobile(_)) => ProfileSetting::mobile(),
         Some(Kind::Desktop(_)) => ProfileSetting::desktop(),
-        Some(Kind::Custom(custom)) => ProfileSetting {
-            mobile: custom.mobile,
-            user_agent: custom.user_agent,
-            width: custom.width,
-            height: custom.height,
-        },
+        Some(Kind::Custom(custom)) => {
+            // A custom profile names its size: 0 is not "the default" here, as it is for the
+            // presets' stored settings.
+            for (name, value) in [("width", custom.width), ("height", custom.height)] {
+                if !CUSTOM_SIZE.contains(&value) {
+                    return Err(ControllerError::InvalidArgument(format!(
+                        "a custom profile's {name} {value} is out of range: give a viewport of \
+                         {}..={} CSS px",
+                        CUSTOM_SIZE.start(),
+                        CUSTOM_SIZE.end()
+                    )));
+                }
+            }
+            ProfileSetting {
+                mobile: custom.mobile,
+                user_agent: custom.user_agent,
+                width: custom.width,
+                height: custom.height,
+            }
+        }
         None => {
             return Err(ControllerError::InvalidArgument(
                 "profile takes mobile, desktop, or a user agent with a width and height".into(),

@@ -4,9 +4,19 @@
 use nanomuse_proto::{ActReply, TypeAction, TypeRequest};
 
 use super::{Ctx, quoted};
-use crate::error::Result;
+use crate::error::{ControllerError, Result};
+
+/// The longest text one `type` takes (the workers refuse longer ones too): refused before the
+/// element is looked up, so an oversized text changes nothing, not even the focus.
+pub const TEXT_MAX: usize = 100_000;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
+    let length = action.text.chars().count();
+    if length > TEXT_MAX {
+        return Err(ControllerError::InvalidArgument(format!(
+            "type takes at most {TEXT_MAX} characters at a time, not {length}; type it in parts"
+        )));
+    }
     let (_, _, label) = ctx.element(action.n, true).await?;
     on_page!(ctx, {
         ctx.backend
@@ -17,10 +27,6 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
             .await
     })?;
     let caption = format!("Typed into {}", quoted(&label));
-    let head = format!(
-        "Typed {} characters into {}.",
-        action.text.chars().count(),
-        quoted(&label)
-    );
+    let head = format!("Typed {} characters into {}.", length, quoted(&label));
     ctx.after_change(caption, head).await
 }

@@ -56,6 +56,26 @@ pub async fn wait_for_load(
     Err(WorkerError::BrowserGone("the page's events ended".into()))
 }
 
+/// Stops what a page that did not load in time is still doing — a script that never yields
+/// (an endless loop, of alerts too), a body that never ends, a chain of redirects — so it does
+/// not eat the browser the profile's other pages share. A page that still answers keeps its
+/// scripts: only one that does not answer within half a second has its script ended.
+pub async fn quiet(page: &PageHandle) {
+    let probe = page.evaluate("() => 1", &Value::Null);
+    if tokio::time::timeout(std::time::Duration::from_millis(500), probe)
+        .await
+        .is_err()
+    {
+        tracing::warn!("the page's script does not yield; ending it");
+        if let Err(error) = page.cdp("Runtime.terminateExecution", json!({})).await {
+            tracing::debug!(%error, "terminateExecution refused");
+        }
+    }
+    if let Err(error) = page.cdp("Page.stopLoading", json!({})).await {
+        tracing::debug!(%error, "stopLoading refused");
+    }
+}
+
 /// A URL the browser may be sent to: absolute http(s), or about:blank.
 pub fn checked_url(raw: &str) -> Result<url::Url> {
     let trimmed = raw.trim();

@@ -65,9 +65,16 @@ pub async fn run(
         }
         Ok((loader, None))
     };
-    let (loader, download) = tokio::time::timeout(timeout, loading).await.map_err(|_| {
-        WorkerError::timeout(format!("navigation to {url}"), timeout.as_millis() as u64)
-    })??;
+    let (loader, download) = match tokio::time::timeout(timeout, loading).await {
+        Ok(loaded) => loaded?,
+        Err(_) => {
+            super::quiet(page).await;
+            return Err(WorkerError::timeout(
+                format!("navigation to {url}"),
+                timeout.as_millis() as u64,
+            ));
+        }
+    };
 
     let mut status = 0;
     while let Some(Some(event)) = responses.next().now_or_never() {
