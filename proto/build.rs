@@ -3,6 +3,12 @@
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut config = prost_build::Config::new();
     config.protoc_executable(protoc_bin_vendored::protoc_bin_path()?);
+    // The URL policy is configuration too (the worker's floor, in TOML): one type for the file,
+    // the wire and the checks.
+    config.type_attribute(
+        ".nanomuse.browser.v1.UrlPolicy",
+        "#[derive(serde::Serialize, serde::Deserialize)] #[serde(default, deny_unknown_fields)]",
+    );
     tonic_prost_build::configure().compile_with_config(
         config,
         &[

@@ -20,6 +20,7 @@ use crate::metrics::metrics;
 use crate::observed::Observed;
 use crate::scheduler::{Placed, Scheduler};
 use crate::store::{ProfileSetting, Store, ThreadRecord};
+use crate::url_policy::UrlPolicies;
 use nanomuse_proto::act_request::Action;
 
 type ThreadKey = (String, String);
@@ -42,6 +43,7 @@ pub struct Controller {
     pub devices: Devices,
     /// Sent on every call to workers and gateways.
     hop_secret: Option<nanomuse_proto::HopSecret>,
+    pub(crate) url_policies: UrlPolicies,
     /// Work that outlives a reply (frame captures), waited for on shutdown.
     background: tokio_util::task::TaskTracker,
     /// One lock per thread: a thread's actions run in order, threads run concurrently.
@@ -71,6 +73,7 @@ impl Controller {
             holds,
             devices: Devices::default(),
             hop_secret,
+            url_policies: UrlPolicies::new(config.controller.url_policy.clone()),
             config,
             store,
             scheduler,
@@ -159,6 +162,8 @@ impl Controller {
             record,
             settle_ms: self.config.controller.settle_ms as u32,
             pending_frame: None,
+            url_policy: self.url_policies.for_tenant(tenant),
+            refused: Default::default(),
         }
     }
 
@@ -289,6 +294,8 @@ impl Controller {
                     .into(),
             ));
         };
+        // Before anything is created or opened: a refused URL changes nothing.
+        self.url_policies.check_action(tenant, &action).await?;
         let key = (tenant.to_string(), request.thread.clone());
         let in_order = self.thread_lock(&key).lock_owned().await;
         let record = self

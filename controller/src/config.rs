@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use nanomuse_proto::HopSecret;
+use nanomuse_proto::UrlPolicy;
 use nanomuse_proto::hop::HOP_SECRET_ENV;
 use nanomuse_proto::tokens::{self, Plaintext, TokenTable};
 use nanomuse_worker::WorkerConfig;
@@ -66,6 +67,74 @@ pub struct ControllerSection {
     pub hop_secret: String,
     /// The device gateways' gRPC addresses (e.g. "http://127.0.0.1:50071"), watched for phones.
     pub gateways: Vec<String>,
+    /// The URL policy (the spec's Sentinel) every navigate and fetch passes.
+    pub url_policy: UrlPolicySection,
+}
+
+/// `[controller.url_policy]`: the deployment's URL policy, and per-tenant host lists merged
+/// into it (see `nanomuse_proto::url_policy` for what each field does).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UrlPolicySection {
+    /// Refuse internal names and non-public addresses. Unset: true when the controller listens
+    /// on an address other than loopback (a deployment others reach), false on loopback (the
+    /// embedded single-user `serve`, whose user may well browse their own machine).
+    pub hosted: Option<bool>,
+    /// Not empty: only these hosts ("example.com"; ".example.com" with its subdomains).
+    pub allow_hosts: Vec<String>,
+    /// Never these hosts.
+    pub deny_hosts: Vec<String>,
+    /// Address ranges (CIDR) hosted mode lets through all the same: an escape hatch for a known
+    /// internal service (a corporate proxy, a test server). Use sparingly: every browser of
+    /// every tenant can reach them.
+    pub allow_addresses: Vec<String>,
+    /// tenant → host lists of its own, added to the ones above.
+    pub tenants: HashMap<String, TenantHosts>,
+}
+
+/// `[controller.url_policy.tenants.<tenant>]`: one tenant's hosts. Its allow list joins the
+/// global one (a tenant with an allow list and a deployment without one reaches only its
+/// list); its deny list joins the global one.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TenantHosts {
+    pub allow_hosts: Vec<String>,
+    pub deny_hosts: Vec<String>,
+}
+
+impl UrlPolicySection {
+    /// The policy of `tenant`: the global one with the tenant's lists added. `hosted` must
+    /// have been decided ([`UrlPolicySection::decide_hosted`]); undecided counts as not hosted.
+    pub fn for_tenant(&self, tenant: &str) -> UrlPolicy {
+        let mut policy = UrlPolicy {
+            hosted: self.hosted.unwrap_or(false),
+            allow_hosts: self.allow_hosts.clone(),
+            deny_hosts: self.deny_hosts.clone(),
+            allow_addresses: self.allow_addresses.clone(),
+        };
+        if let Some(own) = self.tenants.get(tenant) {
+            policy.allow_hosts.extend(own.allow_hosts.iter().cloned());
+            policy.deny_hosts.extend(own.deny_hosts.iter().cloned());
+        }
+        policy
+    }
+
+    /// Decides `hosted` when the configuration left it unset, from where the controller listens.
+    pub fn decide_hosted(&mut self, listening: std::net::SocketAddr) {
+        self.hosted.get_or_insert(!listening.ip().is_loopback());
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        self.for_tenant("")
+            .validate()
+            .map_err(|e| format!("controller.url_policy.{e}"))?;
+        for tenant in self.tenants.keys() {
+            self.for_tenant(tenant)
+                .validate()
+                .map_err(|e| format!("controller.url_policy.tenants.{tenant}.{e}"))?;
+        }
+        Ok(())
+    }
 }
 
 impl Default for ControllerSection {
@@ -81,6 +150,7 @@ impl Default for ControllerSection {
             tokens: HashMap::new(),
             hop_secret: String::new(),
             gateways: Vec::new(),
+            url_policy: UrlPolicySection::default(),
         }
     }
 }
@@ -196,6 +266,7 @@ impl Config {
         }
         self.token_table()?;
         self.hop_secret()?;
+        c.url_policy.validate()?;
         Ok(())
     }
 
@@ -267,5 +338,59 @@ mod tests {
             error.contains("tokens.toml") && error.contains("plaintext"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn the_url_policy_merges_tenant_lists_and_defaults_hosted_by_address() {
+        let mut config: Config = toml::from_str(
+            "[controller.url_policy]\n\
+             deny_hosts = [\"evil.example\"]\n\
+             allow_addresses = [\"10.9.0.0/16\"]\n\
+             [controller.url_policy.tenants.acme]\n\
+             allow_hosts = [\".acme.example\"]\n\
+             deny_hosts = [\"old.acme.example\"]\n",
+        )
+        .unwrap();
+        config.validate().unwrap();
+        let section = &mut config.controller.url_policy;
+        let acme = section.for_tenant("acme");
+        assert!(!acme.hosted);
+        assert_eq!(acme.allow_hosts, vec![".acme.example".to_string()]);
+        assert_eq!(
+            acme.deny_hosts,
+            vec!["evil.example".to_string(), "old.acme.example".to_string()]
+        );
+        assert_eq!(acme.allow_addresses, vec!["10.9.0.0/16".to_string()]);
+        let other = section.for_tenant("other");
+        assert!(other.allow_hosts.is_empty());
+        assert_eq!(other.deny_hosts, vec!["evil.example".to_string()]);
+
+        section.decide_hosted("127.0.0.1:50051".parse().unwrap());
+        assert_eq!(section.hosted, Some(false));
+        section.hosted = None;
+        section.decide_hosted("[::1]:50051".parse().unwrap());
+        assert_eq!(section.hosted, Some(false));
+        section.hosted = None;
+        section.decide_hosted("0.0.0.0:50051".parse().unwrap());
+        assert_eq!(section.hosted, Some(true));
+        assert!(section.for_tenant("acme").hosted);
+        // Set by hand, it stays, wherever the controller listens.
+        section.hosted = Some(false);
+        section.decide_hosted("10.0.0.2:50051".parse().unwrap());
+        assert_eq!(section.hosted, Some(false));
+
+        let bad: Config = toml::from_str(
+            "[controller.url_policy.tenants.acme]\ndeny_hosts = [\"https://x.example/\"]\n",
+        )
+        .unwrap();
+        let error = bad.validate().unwrap_err();
+        assert!(
+            error.starts_with("controller.url_policy.tenants.acme.deny_hosts"),
+            "{error}"
+        );
+        let error = toml::from_str::<Config>("[controller.url_policy]\nhostd = true\n")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("hostd"), "{error}");
     }
 }

@@ -1,7 +1,7 @@
 //! The controller's one error type, and its mappings to `tonic::Status` and to HTTP status
 //! codes, in one place.
 
-use nanomuse_proto::BackendError;
+use nanomuse_proto::{BackendError, Refusal, Rule};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ControllerError {
@@ -14,6 +14,9 @@ pub enum ControllerError {
     StaleListing(String),
     #[error("{0}")]
     Unauthenticated(String),
+    /// The URL policy refused the destination; the message names the rule.
+    #[error("{0}")]
+    PermissionDenied(String),
     /// Every worker is full and the queue's deadline passed, or the queue is full.
     #[error("{0}")]
     ResourceExhausted(String),
@@ -39,6 +42,19 @@ impl From<sled::Error> for ControllerError {
     }
 }
 
+impl From<Refusal> for ControllerError {
+    /// A URL that is not a web address is bad input; a refused destination is a permission
+    /// this tenant lacks; a name that does not resolve cannot be opened now.
+    fn from(refusal: Refusal) -> Self {
+        let message = refusal.to_string();
+        match refusal.rule {
+            Rule::NotWebUrl => Self::InvalidArgument(message),
+            Rule::Unresolved => Self::Backend(BackendError::FailedPrecondition(message)),
+            _ => Self::PermissionDenied(message),
+        }
+    }
+}
+
 impl From<ControllerError> for tonic::Status {
     fn from(error: ControllerError) -> Self {
         if let ControllerError::Backend(backend) = error {
@@ -57,6 +73,7 @@ impl ControllerError {
             ControllerError::NotFound(_) => Code::NotFound,
             ControllerError::StaleListing(_) => Code::FailedPrecondition,
             ControllerError::Unauthenticated(_) => Code::Unauthenticated,
+            ControllerError::PermissionDenied(_) => Code::PermissionDenied,
             ControllerError::ResourceExhausted(_) => Code::ResourceExhausted,
             ControllerError::Unavailable(_) => Code::Unavailable,
             ControllerError::Unimplemented(_) => Code::Unimplemented,
@@ -74,11 +91,13 @@ impl ControllerError {
             ControllerError::NotFound(_) => S::NOT_FOUND,
             ControllerError::StaleListing(_) | ControllerError::Conflict(_) => S::CONFLICT,
             ControllerError::Unauthenticated(_) => S::UNAUTHORIZED,
+            ControllerError::PermissionDenied(_) => S::FORBIDDEN,
             ControllerError::ResourceExhausted(_) => S::TOO_MANY_REQUESTS,
             ControllerError::Unavailable(_) => S::SERVICE_UNAVAILABLE,
             ControllerError::Unimplemented(_) => S::NOT_IMPLEMENTED,
             ControllerError::Backend(backend) => match backend {
                 BackendError::InvalidArgument(_) => S::BAD_REQUEST,
+                BackendError::PermissionDenied(_) => S::FORBIDDEN,
                 BackendError::NotFound(_) => S::NOT_FOUND,
                 BackendError::Timeout(_) => S::GATEWAY_TIMEOUT,
                 BackendError::Unavailable(_) => S::SERVICE_UNAVAILABLE,

@@ -21,6 +21,7 @@ pub mod service;
 pub mod store;
 pub mod takeover;
 pub mod tenants;
+pub mod url_policy;
 
 use std::sync::Arc;
 
@@ -61,6 +62,7 @@ pub async fn run_with_local(
     shutdown: CancellationToken,
     local: Option<LocalWorker>,
 ) -> anyhow::Result<()> {
+    let mut config = config;
     config.validate().map_err(anyhow::Error::msg)?;
     let address = listener.local_addr()?;
     let tokens = config.token_table().map_err(anyhow::Error::msg)?;
@@ -73,6 +75,12 @@ pub async fn run_with_local(
              (nanomuse-browser hash-token)"
         );
     }
+    config
+        .controller
+        .url_policy
+        .decide_hosted(listener.local_addr()?);
+    let hosted = config.controller.url_policy.hosted == Some(true);
+    tracing::info!(hosted, "URL policy");
     std::fs::create_dir_all(&config.controller.data_dir)?;
     let store: Arc<dyn Store> = Arc::new(
         SledStore::open(&config.controller.data_dir.join("sled"))

@@ -102,6 +102,9 @@ impl Controller {
             )));
         }
         input.check(record.profile.size())?;
+        if let UserInput::Open { url } = &input {
+            self.url_policies.check(tenant, url).await?;
+        }
         let route = self.route(tenant, &record).await?;
         let ctx = self.ctx(tenant, thread, record, &route);
         let session = || ctx.session();

@@ -176,6 +176,8 @@ impl DeviceOp for NavigateRequest {
             page: page_from_json(result),
             status: whole(result, "status"),
             download: text(result, "download"),
+            // The phone's WebView loads what it loads; only the controller's check applies.
+            refused: Vec::new(),
         })
     }
 }
@@ -295,6 +297,7 @@ impl DeviceOp for BackRequest {
     fn reply_from_result(result: &Value) -> Result<BackReply, String> {
         Ok(BackReply {
             page: page_from_json(result),
+            refused: Vec::new(),
         })
     }
 }
@@ -324,6 +327,7 @@ impl DeviceOp for SettleRequest {
                 .get("settled")
                 .and_then(Value::as_bool)
                 .unwrap_or(true),
+            refused: Vec::new(),
         })
     }
 }
@@ -466,6 +470,7 @@ pub const OPS: [&str; 14] = [
 pub fn code_of(error: &BackendError) -> &'static str {
     match error {
         BackendError::InvalidArgument(_) => "invalid_argument",
+        BackendError::PermissionDenied(_) => "permission_denied",
         BackendError::NotFound(_) => "not_found",
         BackendError::Timeout(_) => "timeout",
         BackendError::Unavailable(_) => "unavailable",
@@ -478,6 +483,7 @@ pub fn code_of(error: &BackendError) -> &'static str {
 pub fn error_of(code: Option<&str>, message: String) -> BackendError {
     match code.unwrap_or("internal") {
         "invalid_argument" => BackendError::InvalidArgument(message),
+        "permission_denied" => BackendError::PermissionDenied(message),
         "not_found" => BackendError::NotFound(message),
         "timeout" => BackendError::Timeout(message),
         "unavailable" => BackendError::Unavailable(message),
@@ -530,6 +536,7 @@ mod tests {
                 page: page.clone(),
                 status: 200,
                 download: String::new(),
+                refused: Vec::new(),
             },
         );
         round_trip(

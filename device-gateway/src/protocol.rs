@@ -90,8 +90,8 @@ pub struct DeviceResult {
     pub result: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// invalid_argument, not_found, timeout, unavailable, failed_precondition,
-    /// resource_exhausted or internal (the default).
+    /// invalid_argument, permission_denied, not_found, timeout, unavailable,
+    /// failed_precondition, resource_exhausted or internal (the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -9,6 +9,10 @@ pub enum BackendError {
     /// The request itself is wrong (a tap outside the viewport, an unknown key, a bad URL).
     #[error("{0}")]
     InvalidArgument(String),
+    /// The URL policy refused the destination (an internal address, a host not allowed); the
+    /// message names the rule.
+    #[error("{0}")]
+    PermissionDenied(String),
     /// The page or profile named does not exist (never opened, or closed).
     #[error("{0}")]
     NotFound(String),
@@ -34,6 +38,7 @@ impl From<BackendError> for tonic::Status {
         use tonic::Code;
         let code = match &error {
             BackendError::InvalidArgument(_) => Code::InvalidArgument,
+            BackendError::PermissionDenied(_) => Code::PermissionDenied,
             BackendError::NotFound(_) => Code::NotFound,
             BackendError::Timeout(_) => Code::DeadlineExceeded,
             BackendError::Unavailable(_) => Code::Unavailable,
@@ -45,12 +50,26 @@ impl From<BackendError> for tonic::Status {
     }
 }
 
+impl From<crate::Refusal> for BackendError {
+    /// A URL that is not a web address is bad input; anything else the policy refused is a
+    /// destination this tenant may not reach; a name that leads nowhere cannot be opened now.
+    fn from(refusal: crate::Refusal) -> Self {
+        let message = refusal.to_string();
+        match refusal.rule {
+            crate::Rule::NotWebUrl => Self::InvalidArgument(message),
+            crate::Rule::Unresolved => Self::FailedPrecondition(message),
+            _ => Self::PermissionDenied(message),
+        }
+    }
+}
+
 impl From<tonic::Status> for BackendError {
     fn from(status: tonic::Status) -> Self {
         use tonic::Code;
         let message = status.message().to_string();
         match status.code() {
             Code::InvalidArgument | Code::OutOfRange => Self::InvalidArgument(message),
+            Code::PermissionDenied => Self::PermissionDenied(message),
             Code::NotFound => Self::NotFound(message),
             Code::DeadlineExceeded => Self::Timeout(message),
             Code::Unavailable | Code::Cancelled | Code::Aborted => Self::Unavailable(message),

@@ -14,6 +14,7 @@ mod server;
 mod shutdown;
 pub mod telemetry;
 pub mod tokens;
+pub mod url_policy;
 
 /// The generated messages, client and server of `nanomuse.browser.v1`.
 pub mod v1 {
@@ -27,6 +28,7 @@ pub use hop::HopSecret;
 pub use names::check_name;
 pub use server::BackendServer;
 pub use shutdown::cancel_on_signals;
+pub use url_policy::{Refusal, Rule};
 pub use v1::*;
 
 impl Session {
@@ -40,6 +42,7 @@ impl Session {
             tenant: tenant.into(),
             workspace: workspace.into(),
             page: page.into(),
+            url_policy: None,
         }
     }
 }

@@ -654,7 +654,10 @@ impl Backend for InstantBackend {
         Ok(BackReply::default())
     }
     async fn settle(&self, _: SettleRequest) -> Result<SettleReply, BackendError> {
-        Ok(SettleReply { settled: true })
+        Ok(SettleReply {
+            settled: true,
+            ..Default::default()
+        })
     }
     async fn screenshot(&self, _: ScreenshotRequest) -> Result<ScreenshotReply, BackendError> {
         Ok(ScreenshotReply {

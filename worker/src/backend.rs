@@ -17,7 +17,6 @@ use crate::profiles::Pool;
 pub struct ChromiumBackend {
     config: Arc<WorkerConfig>,
     pub pool: Arc<Pool>,
-    http: reqwest::Client,
 }
 
 /// What an op may do to the profile's cookies, and so when the snapshot is saved.
@@ -36,7 +35,6 @@ impl ChromiumBackend {
     pub fn new(config: Arc<WorkerConfig>) -> Self {
         Self {
             pool: Arc::new(Pool::new(config.clone())),
-            http: ops::fetch::client(config.timeout()),
             config,
         }
     }
@@ -236,7 +234,7 @@ impl Backend for ChromiumBackend {
             request.session.as_ref(),
             "fetch",
             Changes::Cookies,
-            async |page| ops::fetch::run(page, &request, &self.http, max_bytes).await,
+            async |page| ops::fetch::run(page, &request, max_bytes).await,
         )
         .await
     }

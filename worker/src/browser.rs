@@ -11,12 +11,14 @@ use std::time::Duration;
 use chromiumoxide::cdp::browser_protocol::target::{EventTargetCrashed, EventTargetCreated};
 use chromiumoxide::{Browser, BrowserConfig};
 use futures::StreamExt;
+use nanomuse_proto::UrlPolicy;
 use serde_json::json;
 
 use crate::cdp::{self, SideChannel};
 use crate::config::WorkerConfig;
 use crate::cookies::{self, CookieSnapshots};
 use crate::downloads::Downloads;
+use crate::egress::Egress;
 use crate::error::{Result, WorkerError};
 use crate::page::{PageHandle, PageSpec};
 
@@ -51,20 +53,35 @@ pub struct LiveBrowser {
     page_index: PageIndex,
     tasks: Vec<tokio::task::JoinHandle<()>>,
     pub cookies: Arc<CookieSnapshots>,
+    /// The proxy every request of this browser goes through, and the URL policy it enforces.
+    pub egress: Arc<Egress>,
 }
 
 impl LiveBrowser {
     /// Launches Chromium on `profile_dir`, restoring the cookies a crashed predecessor left.
+    /// Its requests go through a proxy of its own enforcing `policy` (the session's) under
+    /// the worker's floor.
     pub async fn launch(
         config: &WorkerConfig,
         profile_dir: &Path,
         downloads_dir: &Path,
+        policy: Option<&UrlPolicy>,
     ) -> Result<Self> {
         tokio::fs::create_dir_all(profile_dir).await?;
         tokio::fs::create_dir_all(downloads_dir).await?;
         clear_stale_locks(profile_dir).await;
 
+        let egress =
+            Arc::new(Egress::start(config.url_policy.clone(), policy, config.timeout()).await?);
+        let proxy_server = format!("--proxy-server=http://{}", egress.proxy_address());
         let mut args: Vec<&str> = CHROMIUM_FLAGS.to_vec();
+        args.extend([
+            proxy_server.as_str(),
+            // Chromium sends loopback straight out, proxy or not, unless told otherwise.
+            "--proxy-bypass-list=<-loopback>",
+            // WebRTC's UDP would not pass the proxy: only proxied (TCP) connections for it.
+            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        ]);
         if running_as_root() {
             args.push("--no-sandbox");
         }
@@ -187,6 +204,7 @@ impl LiveBrowser {
             page_index,
             tasks,
             cookies: Arc::new(CookieSnapshots::new(side.clone(), cookie_snapshot)),
+            egress,
         })
     }
 
@@ -206,6 +224,7 @@ impl LiveBrowser {
             self.side.clone(),
             self.downloads.clone(),
             self.cookies.clone(),
+            self.egress.clone(),
             spec,
             &self.chrome_major,
         )
@@ -262,6 +281,7 @@ impl LiveBrowser {
         }
         self.cookies.discard().await;
         self.tasks[0].abort();
+        self.egress.stop();
     }
 
     /// Kills a browser whose connection is gone; its cookie snapshot stays for the relaunch.
@@ -272,6 +292,7 @@ impl LiveBrowser {
         self.pages.clear();
         let _ = self.browser.kill().await;
         let _ = self.browser.wait().await;
+        self.egress.stop();
     }
 }
 

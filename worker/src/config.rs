@@ -4,7 +4,20 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use nanomuse_proto::UrlPolicy;
 use serde::{Deserialize, Serialize};
+
+/// Chromium flags that would let a browser's requests around the URL policy's proxy.
+const POLICY_FLAGS: &[&str] = &[
+    "--proxy-server",
+    "--proxy-bypass-list",
+    "--no-proxy-server",
+    "--proxy-auto-detect",
+    "--proxy-pac-url",
+    "--host-resolver-rules",
+    "--host-rules",
+    "--force-webrtc-ip-handling-policy",
+];
 
 /// How a worker runs its browsers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -36,6 +49,12 @@ pub struct WorkerConfig {
     /// registration sends it. Empty: calls are taken without it, which [`crate::run`] allows on
     /// loopback only. `NANOMUSE_HOP_SECRET` overrides it.
     pub hop_secret: String,
+    /// The URL policy's floor: what every browser of this worker is held to whatever policy a
+    /// request carries. `hosted = true` cannot be lowered by a request; `deny_hosts` are added
+    /// to the request's; under a hosted floor only the `allow_addresses` listed here are let
+    /// through. Set `hosted = true` here as well as on the controller in hosted deployments
+    /// (defense in depth). Allow lists belong to the controller's tenants, not here.
+    pub url_policy: UrlPolicy,
 }
 
 impl Default for WorkerConfig {
@@ -53,6 +72,7 @@ impl Default for WorkerConfig {
             advertise: String::new(),
             capacity: 8,
             hop_secret: String::new(),
+            url_policy: UrlPolicy::default(),
         }
     }
 }
@@ -85,6 +105,27 @@ impl WorkerConfig {
             return Err("worker.fetch_max_bytes must be above 0".into());
         }
         self.hop_secret()?;
+        self.url_policy
+            .validate()
+            .map_err(|e| format!("worker.url_policy.{e}"))?;
+        if !self.url_policy.allow_hosts.is_empty() {
+            return Err(
+                "worker.url_policy.allow_hosts: allow lists are the controller's \
+                        ([controller.url_policy], per tenant); a worker's floor has hosted, \
+                        deny_hosts and allow_addresses"
+                    .into(),
+            );
+        }
+        if let Some(flag) = self.chromium_args.iter().find(|arg| {
+            POLICY_FLAGS
+                .iter()
+                .any(|flag| arg.split('=').next() == Some(flag))
+        }) {
+            return Err(format!(
+                "worker.chromium_args: {flag} is the worker's own (every request of a browser \
+                 goes through its URL-policy proxy)"
+            ));
+        }
         Ok(())
     }
 

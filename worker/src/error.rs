@@ -1,7 +1,7 @@
 //! The worker's one error type, and its mapping to the contract's [`BackendError`] (and so to
 //! `tonic::Status`) in one place.
 
-use nanomuse_proto::BackendError;
+use nanomuse_proto::{BackendError, Refusal};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
@@ -28,6 +28,9 @@ pub enum WorkerError {
     Cdp { method: String, message: String },
     #[error("{0}")]
     Fetch(String),
+    /// The URL policy said no; the message names the rule.
+    #[error("{0}")]
+    Refused(#[from] Refusal),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
@@ -74,6 +77,7 @@ impl From<WorkerError> for BackendError {
                 Self::Unavailable(message)
             }
             WorkerError::Fetch(_) => Self::FailedPrecondition(message),
+            WorkerError::Refused(refusal) => Self::from(refusal),
             WorkerError::Cdp { .. } | WorkerError::Io(_) => Self::Internal(message),
         }
     }

@@ -7,6 +7,7 @@ pub mod cdp;
 pub mod config;
 pub mod cookies;
 pub mod downloads;
+pub mod egress;
 pub mod emulation;
 pub mod error;
 pub mod metrics;

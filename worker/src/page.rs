@@ -15,6 +15,7 @@ use tracing::Instrument;
 use crate::cdp::{self, SideChannel};
 use crate::cookies::CookieSnapshots;
 use crate::downloads::Downloads;
+use crate::egress::{Egress, origin_of_url};
 use crate::emulation::{self, PageSettings};
 use crate::error::{Result, WorkerError};
 use crate::tracker::NetworkTracker;
@@ -57,6 +58,8 @@ pub struct PageHandle {
     pub downloads: Arc<Downloads>,
     /// The browser's cookie snapshot, saved after page-changing ops.
     pub cookies: Arc<CookieSnapshots>,
+    /// The browser's URL-policy proxy: the policy in force and what it refused.
+    pub egress: Arc<Egress>,
     pub tracker: Arc<NetworkTracker>,
     pub settings: Mutex<PageSettings>,
     pub chrome_major: String,
@@ -77,6 +80,7 @@ impl PageHandle {
         side: Arc<SideChannel>,
         downloads: Arc<Downloads>,
         cookies: Arc<CookieSnapshots>,
+        egress: Arc<Egress>,
         spec: &PageSpec,
         chrome_major: &str,
     ) -> Result<Arc<Self>> {
@@ -108,6 +112,7 @@ impl PageHandle {
             side,
             downloads,
             cookies,
+            egress,
             tracker,
             settings: Mutex::new(spec.settings.clone()),
             chrome_major: chrome_major.to_string(),
@@ -162,6 +167,15 @@ impl PageHandle {
             // The sender lives as long as the page: not reached.
             None => std::future::pending().await,
         }
+    }
+
+    /// What the URL policy refused for this page since it last reported: the refusals made for
+    /// the hosts this page requested (the browser's proxy serves all of its pages), plus those
+    /// for `also` (a URL whose request may not have been seen yet).
+    pub fn take_refusals(&self, also: Option<&url::Url>) -> Vec<nanomuse_proto::Refusal> {
+        let mut origins = self.tracker.take_requested();
+        origins.extend(also.and_then(origin_of_url));
+        self.egress.claim_refusals(&origins)
     }
 
     pub fn settings(&self) -> PageSettings {

@@ -103,12 +103,15 @@ impl Pool {
         InUse(profile.clone())
     }
 
-    /// The profile's running browser, launched or relaunched as needed.
+    /// The profile's running browser, launched or relaunched as needed, enforcing `session`'s
+    /// URL policy from now on (every op carries it; the latest one counts).
     async fn live<'a>(
         &self,
         profile: &Profile,
         slot: &'a mut Option<LiveBrowser>,
+        session: Option<&Session>,
     ) -> Result<&'a mut LiveBrowser> {
+        let policy = session.and_then(|s| s.url_policy.as_ref());
         if slot.as_mut().is_some_and(|live| !live.is_alive()) {
             tracing::warn!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
                 "chromium died; relaunching on the same profile");
@@ -119,13 +122,16 @@ impl Pool {
         if slot.is_none() {
             let started = Instant::now();
             let live =
-                LiveBrowser::launch(&self.config, &profile.dir, &profile.downloads_dir).await?;
+                LiveBrowser::launch(&self.config, &profile.dir, &profile.downloads_dir, policy)
+                    .await?;
             tracing::info!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
                 elapsed_ms = started.elapsed().as_millis() as u64, "chromium launched");
             crate::metrics::metrics().launches.inc();
             *slot = Some(live);
         }
-        Ok(slot.as_mut().expect("just launched"))
+        let live = slot.as_mut().expect("just launched");
+        live.egress.set_policy(policy);
+        Ok(live)
     }
 
     /// Opens (or re-profiles) the page of `session`; with `must_exist`, only an open page.
@@ -146,7 +152,7 @@ impl Pool {
                 key.workspace
             )));
         }
-        let live = self.live(&profile, &mut state.live).await?;
+        let live = self.live(&profile, &mut state.live, session).await?;
         let settings = settings(&live.chrome_major)?;
         Self::drop_lost_page(live, &page_key).await;
         if must_exist && !live.pages.contains_key(&page_key) {
@@ -184,7 +190,7 @@ impl Pool {
                 key.workspace
             )));
         };
-        let live = self.live(&profile, &mut state.live).await?;
+        let live = self.live(&profile, &mut state.live, session).await?;
         Self::drop_lost_page(live, &page_key).await;
         if let Some(page) = live.pages.get(&page_key) {
             return Ok((page.clone(), in_use));

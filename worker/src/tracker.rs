@@ -1,16 +1,20 @@
-//! Watches one page's network and navigations, so `settle` knows when the page is quiet and a
-//! relaunched browser knows where each page was.
+//! Watches one page's network and navigations, so `settle` knows when the page is quiet, a
+//! relaunched browser knows where each page was, and the URL policy's refusals (made by the
+//! browser's proxy, which serves every page of the browser) reach the page that asked.
 //!
 //! chromiumoxide gives every event type its own channel, so a `loadingFinished` may be seen
 //! before its `requestWillBeSent`: an early finish is remembered until its start arrives.
 
 use std::collections::HashSet;
+
+/// How many hosts a page remembers having asked for between two reports of refusals.
+const REQUESTED_KEPT: usize = 512;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::network::{
-    EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent,
+    EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventWebSocketCreated,
 };
 use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventLifecycleEvent};
 use futures::StreamExt;
@@ -37,6 +41,8 @@ pub struct NetworkTracker {
     last_activity: Mutex<Instant>,
     /// The main frame's URL after its last committed navigation.
     last_url: Arc<Mutex<Option<String>>>,
+    /// The `host:port`s the page requested since its refusals were last taken.
+    requested: Mutex<HashSet<String>>,
     /// Bumped on every event, so waiters wake without polling.
     changes: watch::Sender<u64>,
     main_frame: String,
@@ -53,11 +59,13 @@ impl NetworkTracker {
         let mut finished = page.event_listener::<EventLoadingFinished>().await?;
         let mut failed = page.event_listener::<EventLoadingFailed>().await?;
         let mut navigated = page.event_listener::<EventFrameNavigated>().await?;
+        let mut sockets = page.event_listener::<EventWebSocketCreated>().await?;
         let mut lifecycle = page.event_listener::<EventLifecycleEvent>().await?;
         let tracker = Arc::new(Self {
             requests: Mutex::default(),
             last_activity: Mutex::new(Instant::now()),
             last_url,
+            requested: Mutex::default(),
             changes: watch::channel(0).0,
             main_frame,
         });
@@ -65,7 +73,11 @@ impl NetworkTracker {
         let task = tokio::spawn(async move {
             loop {
                 tokio::select! {
-                    Some(event) = started.next() => this.on_start(event.request_id.inner()),
+                    Some(event) = started.next() => {
+                        this.on_requested(&event.request.url);
+                        this.on_start(event.request_id.inner());
+                    }
+                    Some(event) = sockets.next() => this.on_requested(&event.url),
                     Some(event) = finished.next() => this.on_end(event.request_id.inner()),
                     Some(event) = failed.next() => this.on_end(event.request_id.inner()),
                     Some(event) = navigated.next() => {
@@ -110,6 +122,26 @@ impl NetworkTracker {
             }
         }
         self.touch();
+    }
+
+    /// Every hop of a redirect is a request of its own here, with its URL.
+    fn on_requested(&self, url: &str) {
+        let Some(origin) = url::Url::parse(url)
+            .ok()
+            .as_ref()
+            .and_then(crate::egress::origin_of_url)
+        else {
+            return;
+        };
+        let mut requested = self.requested.lock().unwrap();
+        if requested.len() < REQUESTED_KEPT {
+            requested.insert(origin);
+        }
+    }
+
+    /// The hosts requested since the last call.
+    pub fn take_requested(&self) -> HashSet<String> {
+        std::mem::take(&mut *self.requested.lock().unwrap())
     }
 
     fn on_main_frame_navigated(&self, url: &str) {

@@ -13,6 +13,7 @@ pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
             })
             .await
     })?;
+    ctx.note_refused(reply.refused);
     let page = reply.page.unwrap_or_default();
     ctx.after_change(
         "Went back".into(),

@@ -69,6 +69,11 @@ pub struct Ctx<'a> {
     pub record: ThreadRecord,
     pub settle_ms: u32,
     pub pending_frame: Option<PendingFrame>,
+    /// The tenant's URL policy, carried to the backend by every op's session.
+    pub url_policy: UrlPolicy,
+    /// What the URL policy refused while this action ran (reported by the backend), for the
+    /// head of the reply.
+    pub refused: std::sync::Mutex<Vec<String>>,
 }
 
 /// Carries out one action on its thread.
@@ -154,11 +159,20 @@ fn quoted(label: &str) -> String {
 
 impl Ctx<'_> {
     pub fn session(&self) -> Option<Session> {
-        Some(Session::new(
-            self.tenant,
-            self.record.workspace.as_str(),
-            self.thread,
-        ))
+        Some(Session {
+            url_policy: Some(self.url_policy.clone()),
+            ..Session::new(self.tenant, self.record.workspace.as_str(), self.thread)
+        })
+    }
+
+    /// Keeps what the backend says the URL policy refused, for the reply.
+    pub(crate) fn note_refused(&self, refused: Vec<String>) {
+        let mut noted = self.refused.lock().unwrap();
+        for sentence in refused {
+            if !noted.contains(&sentence) {
+                noted.push(sentence);
+            }
+        }
     }
 
     /// Opens the thread's page with its profile (a no-op re-profile when it is open).
@@ -200,6 +214,7 @@ impl Ctx<'_> {
                 })
                 .await
         })?;
+        self.note_refused(reply.refused);
         Ok(reply.settled)
     }
 
@@ -272,8 +287,15 @@ impl Ctx<'_> {
         Ok((listing, crate::frames::reference(&frame)))
     }
 
-    /// The reply of a page-changing action: a first line, then the listing.
+    /// The reply of a page-changing action: what the URL policy refused meanwhile, if anything,
+    /// a first line, then the listing.
     fn page_reply(&self, head: String, listing: Listing, frame: FrameRef) -> ActReply {
+        let refused = std::mem::take(&mut *self.refused.lock().unwrap());
+        let head = if refused.is_empty() {
+            head
+        } else {
+            format!("{}\n{head}", refused.join("\n"))
+        };
         ActReply {
             text: format!("{head}\n{}", listing.render()),
             url: listing.url.clone(),

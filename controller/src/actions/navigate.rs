@@ -21,6 +21,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: NavigateAction) -> Result<ActReply> 
             })
             .await
     })?;
+    ctx.note_refused(reply.refused);
     let page = reply.page.unwrap_or_default();
     if !reply.download.is_empty() {
         return Ok(ActReply {

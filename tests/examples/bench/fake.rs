@@ -96,6 +96,7 @@ impl Backend for FakeBackend {
             page: self.page(),
             status: 200,
             download: String::new(),
+            refused: Vec::new(),
         })
     }
 
@@ -129,11 +130,17 @@ impl Backend for FakeBackend {
     }
 
     async fn back(&self, _: BackRequest) -> Result<BackReply, BackendError> {
-        Ok(BackReply { page: self.page() })
+        Ok(BackReply {
+            page: self.page(),
+            refused: Vec::new(),
+        })
     }
 
     async fn settle(&self, _: SettleRequest) -> Result<SettleReply, BackendError> {
-        Ok(SettleReply { settled: true })
+        Ok(SettleReply {
+            settled: true,
+            refused: Vec::new(),
+        })
     }
 
     async fn screenshot(&self, _: ScreenshotRequest) -> Result<ScreenshotReply, BackendError> {

@@ -67,5 +67,6 @@ pub async fn run(
         .map_err(|_| WorkerError::timeout("going back", timeout.as_millis() as u64))??;
     Ok(BackReply {
         page: Some(super::page_info(page).await?),
+        refused: super::sentences(page.take_refusals(None)),
     })
 }

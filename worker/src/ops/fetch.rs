@@ -1,37 +1,30 @@
 //! `fetch {url, method, headers, body}`: an HTTP request that carries the profile's cookies for
 //! its URL, with no page rendered. Cookies the responses set go back into the profile; redirects
-//! are followed here, hop by hop, so the cookies of every hop are kept.
+//! are followed here, hop by hop, so the cookies of every hop are kept and every hop passes the
+//! URL policy: its URL here, the addresses its name resolves to in the client's resolver
+//! ([`crate::egress::Egress::http`]), which the client then connects to.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use nanomuse_proto::{FetchReply, FetchRequest, Header};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use crate::egress;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
 const MAX_REDIRECTS: usize = 20;
 
-/// The HTTP client all fetches share: no redirects of its own, no cookie store of its own.
-pub fn client(timeout: Duration) -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(timeout)
-        .build()
-        .expect("the HTTP client's settings are valid")
-}
-
 pub async fn run(
     page: &PageHandle,
     request: &FetchRequest,
-    http: &reqwest::Client,
     max_bytes: usize,
 ) -> Result<FetchReply> {
-    let mut url = super::checked_url(&request.url)?;
-    if url.scheme() != "http" && url.scheme() != "https" {
-        return Err(WorkerError::invalid("fetch takes an http or https URL"));
-    }
+    // One policy and its client for every hop of this fetch.
+    let policy = page.egress.policy();
+    let http = page.egress.http();
+    let mut url = policy.check_url(&request.url)?;
     let method_name = if request.method.is_empty() {
         "GET"
     } else {
@@ -67,7 +60,10 @@ pub async fn run(
         let mut response = builder
             .send()
             .await
-            .map_err(|e| WorkerError::Fetch(format!("fetch of {url} failed: {}", describe(&e))))?;
+            .map_err(|e| match egress::refusal_in(&e) {
+                Some(refusal) => WorkerError::Refused(refusal),
+                None => WorkerError::Fetch(format!("fetch of {url} failed: {}", describe(&e))),
+            })?;
         store_cookies(page, url.as_str(), response.headers()).await?;
 
         let status = response.status();
@@ -80,11 +76,9 @@ pub async fn run(
                     "{url} redirected to a bad location {location:?}: {e}"
                 ))
             })?;
-            if url.scheme() != "http" && url.scheme() != "https" {
-                return Err(WorkerError::Fetch(format!(
-                    "a redirect led to {url}, which is not http or https"
-                )));
-            }
+            // The next hop is checked like the first: a redirect to an internal address is
+            // refused before anything is sent to it.
+            url = policy.check_url(url.as_str())?;
             if matches!(
                 status,
                 StatusCode::MOVED_PERMANENTLY | StatusCode::FOUND | StatusCode::SEE_OTHER

@@ -76,23 +76,20 @@ pub async fn quiet(page: &PageHandle) {
     }
 }
 
-/// A URL the browser may be sent to: absolute http(s), or about:blank.
-pub fn checked_url(raw: &str) -> Result<url::Url> {
+/// A URL the browser may be sent to: about:blank (no network), or one the page's URL policy
+/// lets through — absolute http(s), allowed hosts, in hosted mode no internal address given
+/// as the host (names are checked where they resolve, by the browser's proxy).
+pub fn checked_url(page: &PageHandle, raw: &str) -> Result<url::Url> {
     let trimmed = raw.trim();
     if trimmed == "about:blank" {
         return Ok(url::Url::parse(trimmed).expect("about:blank parses"));
     }
-    let url = url::Url::parse(trimmed).map_err(|e| {
-        WorkerError::invalid(format!(
-            "{trimmed:?} is not an absolute URL ({e}); give one like https://example.com/"
-        ))
-    })?;
-    match url.scheme() {
-        "http" | "https" => Ok(url),
-        scheme => Err(WorkerError::invalid(format!(
-            "{scheme}: URLs are not allowed; only http and https"
-        ))),
-    }
+    Ok(page.egress.policy().check_url(trimmed)?)
+}
+
+/// The refusals as the replies carry them, one sentence each.
+pub fn sentences(refusals: Vec<nanomuse_proto::Refusal>) -> Vec<String> {
+    refusals.iter().map(ToString::to_string).collect()
 }
 
 /// Parameters of a mouse event at (x, y).

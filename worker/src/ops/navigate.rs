@@ -1,5 +1,7 @@
 //! `navigate {url}`: loads a URL and waits for its `load`. A URL that turns out to be a
-//! download waits for the file instead; one that yields no page (a 204) says so.
+//! download waits for the file instead; one that yields no page (a 204) says so. The URL
+//! policy checks the URL first; what its proxy refused on the way (a redirect, a subresource)
+//! comes back in the reply, or as the error when the page could not load because of it.
 
 use std::time::Duration;
 
@@ -18,7 +20,7 @@ pub async fn run(
     request: &NavigateRequest,
     default_timeout: Duration,
 ) -> Result<NavigateReply> {
-    let url = super::checked_url(&request.url)?;
+    let url = super::checked_url(page, &request.url)?;
     let timeout = if request.timeout_ms > 0 {
         Duration::from_millis(request.timeout_ms.into())
     } else {
@@ -44,6 +46,10 @@ pub async fn run(
                     )));
                 }
                 return Ok((None, Some(download.filename)));
+            }
+            // A refused https URL (or hop) fails its tunnel: the refusal says why.
+            if let Some(refusal) = page.take_refusals(Some(&url)).into_iter().next() {
+                return Err(WorkerError::Refused(refusal));
             }
             if error == "net::ERR_ABORTED" {
                 return Err(WorkerError::FailedPrecondition(format!(
@@ -88,5 +94,6 @@ pub async fn run(
         page: Some(super::page_info(page).await?),
         status,
         download: download.unwrap_or_default(),
+        refused: super::sentences(page.take_refusals(Some(&url))),
     })
 }

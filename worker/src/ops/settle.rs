@@ -1,5 +1,6 @@
 //! `settle {timeout_ms}`: waits until the document has loaded, no request is in flight and a
-//! frame has been drawn without network activity meanwhile — bounded by the timeout.
+//! frame has been drawn without network activity meanwhile — bounded by the timeout. The reply
+//! carries what the URL policy refused for the page meanwhile.
 
 use std::time::Duration;
 
@@ -25,6 +26,18 @@ pub async fn run(
     request: &SettleRequest,
     default_timeout: Duration,
 ) -> Result<SettleReply> {
+    let settled = wait(page, request, default_timeout).await?;
+    Ok(SettleReply {
+        settled,
+        refused: super::sentences(page.take_refusals(None)),
+    })
+}
+
+async fn wait(
+    page: &PageHandle,
+    request: &SettleRequest,
+    default_timeout: Duration,
+) -> Result<bool> {
     let bound = match request.timeout_ms {
         0 => default_timeout,
         ms => Duration::from_millis(ms.into()),
@@ -38,7 +51,7 @@ pub async fn run(
             match tokio::time::timeout_at(deadline, page.evaluate(FRAME_DRAWN_JS, &Value::Null))
                 .await
             {
-                Err(_) => return Ok(SettleReply { settled: false }),
+                Err(_) => return Ok(false),
                 // A document being replaced has no frames to give; look again after the change.
                 Ok(Err(_)) => None,
                 Ok(Ok(state)) => state.as_str().map(str::to_string),
@@ -46,7 +59,7 @@ pub async fn run(
         let network = page.tracker.snapshot();
         let quiet = network.in_flight == 0 && network.last_activity <= round_start;
         if state.as_deref() == Some("complete") && quiet {
-            return Ok(SettleReply { settled: true });
+            return Ok(true);
         }
         if network.in_flight > 0 || state.is_none() || state.as_deref() != Some("complete") {
             changes.borrow_and_update();
@@ -55,7 +68,7 @@ pub async fn run(
                 .await
                 .is_err()
             {
-                return Ok(SettleReply { settled: false });
+                return Ok(false);
             }
         }
     }
