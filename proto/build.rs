@@ -15,6 +15,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "proto/browser_backend.proto",
             "proto/browser_tool.proto",
             "proto/device_gateway.proto",
+            "proto/profile_transfer.proto",
         ],
         &["proto"],
     )?;

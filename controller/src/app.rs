@@ -30,6 +30,9 @@ pub(crate) struct Route {
     pub backend: Arc<dyn nanomuse_proto::Backend>,
     /// "worker:<name>" or "device:<id>", as replies name their backend.
     pub name: String,
+    /// What the reply says first about where the action ran (a workspace moved off a
+    /// drained worker, or a worker waited for).
+    pub note: Option<String>,
     _worker_slot: Option<Placed>,
     _phone_turn: Option<tokio::sync::OwnedSemaphorePermit>,
 }
@@ -67,6 +70,8 @@ impl Controller {
             config.queue_deadline(),
             config.controller.queue_limit,
             hop_secret.clone(),
+            config.worker_return(),
+            config.controller.data_dir.join("parked"),
         ));
         Ok(Self {
             frames: Arc::new(FrameHub::new(store.clone())),
@@ -131,14 +136,16 @@ impl Controller {
             return Ok(Route {
                 backend: Observed::wrap(phone.backend.clone(), "device"),
                 name: format!("device:{}", phone.device_id),
+                note: None,
                 _worker_slot: None,
                 _phone_turn: Some(turn),
             });
         }
-        let placed = self.scheduler.acquire(tenant, &record.workspace).await?;
+        let mut placed = self.scheduler.acquire(tenant, &record.workspace).await?;
         Ok(Route {
             backend: Observed::wrap(placed.worker.backend.clone(), "worker"),
             name: format!("worker:{}", placed.worker.name),
+            note: placed.note.take(),
             _worker_slot: Some(placed),
             _phone_turn: None,
         })
@@ -318,6 +325,9 @@ impl Controller {
         tracing::Span::current().record("backend", route.name.as_str());
         let mut ctx = self.ctx(tenant, &request.thread, record, &route);
         let mut reply = actions::run(&mut ctx, action).await;
+        if let (Some(note), Ok(reply)) = (&route.note, &mut reply) {
+            reply.text = format!("{note}\n{}", reply.text);
+        }
         if let (Some(waited), Ok(reply)) = (&waited, &mut reply) {
             reply.text = format!("{}\n{}", waited.told(self.holds.timeout()), reply.text);
         }

@@ -50,6 +50,9 @@ pub struct ControllerSection {
     pub heartbeat_interval_ms: u64,
     /// How long an action waits for a free worker slot before RESOURCE_EXHAUSTED.
     pub queue_deadline_ms: u64,
+    /// How long an action waits for its workspace's worker when that worker is down (or was
+    /// drained without its profile moving) before UNAVAILABLE; 0 fails at once.
+    pub worker_return_ms: u64,
     /// How many actions may wait for a slot at once; more are refused at once.
     pub queue_limit: usize,
     /// How long an action waits for the page to settle after it acted.
@@ -144,6 +147,7 @@ impl Default for ControllerSection {
             heartbeat_timeout_ms: 3_000,
             heartbeat_interval_ms: 1_000,
             queue_deadline_ms: 10_000,
+            worker_return_ms: 30_000,
             queue_limit: 256,
             settle_ms: 5_000,
             hold_timeout_ms: 600_000,
@@ -268,6 +272,10 @@ impl Config {
         self.hop_secret()?;
         c.url_policy.validate()?;
         Ok(())
+    }
+
+    pub fn worker_return(&self) -> Duration {
+        Duration::from_millis(self.controller.worker_return_ms)
     }
 
     pub fn heartbeat_timeout(&self) -> Duration {

@@ -124,9 +124,10 @@ impl WorkerRegistry for WorkerRegistryService {
     ) -> Result<Response<RegisterWorkerReply>, Status> {
         self.check_hop_secret(&request)?;
         let request = request.into_inner();
-        self.controller
-            .scheduler
-            .register(&request.name, &request.address, request.capacity)?;
+        let scheduler = &self.controller.scheduler;
+        if scheduler.register(&request.name, &request.address, request.capacity)? {
+            scheduler.drop_parked_of(&request.name).await?;
+        }
         Ok(Response::new(RegisterWorkerReply {
             heartbeat_interval_ms: self.heartbeat_interval_ms,
         }))
@@ -142,6 +143,18 @@ impl WorkerRegistry for WorkerRegistryService {
             .scheduler
             .heartbeat(&request.into_inner().name);
         Ok(Response::new(HeartbeatReply { known }))
+    }
+
+    async fn drain(&self, request: Request<DrainRequest>) -> Result<Response<DrainReply>, Status> {
+        self.check_hop_secret(&request)?;
+        let request = request.into_inner();
+        let budget = std::time::Duration::from_millis(request.budget_ms.into());
+        let reply = self
+            .controller
+            .scheduler
+            .drain(&request.name, budget)
+            .await?;
+        Ok(Response::new(reply))
     }
 
     async fn list_workers(

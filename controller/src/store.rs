@@ -1,5 +1,6 @@
 //! The controller's durable state behind a small trait: threads, the last listing of each
-//! thread, frames (the last dozen per thread), holds and workspace → worker placements. The sled
+//! thread, frames (the last dozen per thread), holds, workspace → worker placements and the
+//! profiles a drain parked here (their tars are files beside the store, not in it). The sled
 //! implementation flushes before a write is acknowledged, so a killed controller loses nothing
 //! it said was done. Every key starts with the tenant, so one tenant's lookups never reach
 //! another's records.
@@ -67,6 +68,18 @@ pub struct ThreadRecord {
     pub profile: ProfileSetting,
 }
 
+/// A workspace's profile taken off a drained worker, kept as a tar in the controller's data
+/// folder (`Scheduler`'s parked folder) until the workspace's next action moves it to a live
+/// worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParkedProfile {
+    /// The worker it came from.
+    pub from: String,
+    pub bytes: u64,
+    /// Milliseconds since the Unix epoch.
+    pub at_ms: i64,
+}
+
 #[tonic::async_trait]
 pub trait Store: Send + Sync + 'static {
     fn thread(&self, tenant: &str, thread: &str) -> Result<Option<ThreadRecord>>;
@@ -92,6 +105,12 @@ pub trait Store: Send + Sync + 'static {
     fn put_placement(&self, tenant: &str, workspace: &str, worker: &str) -> Result<()>;
     /// How many workspaces each worker holds.
     fn placement_counts(&self) -> Result<std::collections::HashMap<String, usize>>;
+    fn remove_placement(&self, tenant: &str, workspace: &str) -> Result<()>;
+    /// The (tenant, workspace) pairs placed on `worker`.
+    fn placements_on(&self, worker: &str) -> Result<Vec<(String, String)>>;
+    fn parked(&self, tenant: &str, workspace: &str) -> Result<Option<ParkedProfile>>;
+    fn put_parked(&self, tenant: &str, workspace: &str, parked: &ParkedProfile) -> Result<()>;
+    fn remove_parked(&self, tenant: &str, workspace: &str) -> Result<()>;
     /// Makes every write so far durable.
     async fn flush(&self) -> Result<()>;
 }
@@ -103,6 +122,7 @@ pub struct SledStore {
     frames: sled::Tree,
     holds: sled::Tree,
     placements: sled::Tree,
+    parked: sled::Tree,
 }
 
 fn key(parts: &[&str]) -> Vec<u8> {
@@ -146,6 +166,7 @@ impl SledStore {
             frames: db.open_tree("frames")?,
             holds: db.open_tree("holds")?,
             placements: db.open_tree("placements")?,
+            parked: db.open_tree("parked")?,
             db,
         })
     }
@@ -294,6 +315,44 @@ impl Store for SledStore {
         Ok(counts)
     }
 
+    fn remove_placement(&self, tenant: &str, workspace: &str) -> Result<()> {
+        self.placements.remove(key(&[tenant, workspace]))?;
+        Ok(())
+    }
+
+    fn placements_on(&self, worker: &str) -> Result<Vec<(String, String)>> {
+        let mut placed = Vec::new();
+        for entry in self.placements.iter() {
+            let (key, value) = entry?;
+            if value.as_ref() != worker.as_bytes() {
+                continue;
+            }
+            let key = String::from_utf8_lossy(&key).into_owned();
+            if let Some((tenant, workspace)) = key.split_once('\0') {
+                placed.push((tenant.to_string(), workspace.to_string()));
+            }
+        }
+        Ok(placed)
+    }
+
+    fn parked(&self, tenant: &str, workspace: &str) -> Result<Option<ParkedProfile>> {
+        self.parked
+            .get(key(&[tenant, workspace]))?
+            .map(|bytes| decode(&bytes))
+            .transpose()
+    }
+
+    fn put_parked(&self, tenant: &str, workspace: &str, parked: &ParkedProfile) -> Result<()> {
+        self.parked
+            .insert(key(&[tenant, workspace]), encode(parked))?;
+        Ok(())
+    }
+
+    fn remove_parked(&self, tenant: &str, workspace: &str) -> Result<()> {
+        self.parked.remove(key(&[tenant, workspace]))?;
+        Ok(())
+    }
+
     async fn flush(&self) -> Result<()> {
         // sled's `flush_async` can wait forever when flushes overlap; its blocking flush,
         // off the runtime's threads, does not.
@@ -374,5 +433,29 @@ mod tests {
             Some("worker-2")
         );
         assert_eq!(store.placement_counts().unwrap().get("worker-2"), Some(&1));
+    }
+
+    #[test]
+    fn placements_are_listed_by_worker_and_parked_profiles_come_and_go() {
+        let store = SledStore::temporary().unwrap();
+        store.put_placement("a", "w1", "worker-1").unwrap();
+        store.put_placement("a", "w2", "worker-2").unwrap();
+        store.put_placement("b", "w1", "worker-1").unwrap();
+        let mut on_one = store.placements_on("worker-1").unwrap();
+        on_one.sort();
+        assert_eq!(
+            on_one,
+            vec![("a".into(), "w1".into()), ("b".into(), "w1".into())]
+        );
+        let parked = ParkedProfile {
+            from: "worker-1".into(),
+            bytes: 10,
+            at_ms: 1,
+        };
+        store.put_parked("a", "w1", &parked).unwrap();
+        assert_eq!(store.parked("a", "w1").unwrap(), Some(parked));
+        assert_eq!(store.parked("b", "w1").unwrap(), None);
+        store.remove_parked("a", "w1").unwrap();
+        assert_eq!(store.parked("a", "w1").unwrap(), None);
     }
 }

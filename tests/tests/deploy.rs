@@ -691,6 +691,22 @@ fn check_overlay<'a>(overlay: &str, objects: &'a [Value], dev: &'a [Value]) -> V
                 !chromium_args.unwrap_or_default().contains("no-sandbox"),
                 "{title}: worker.chromium_args drops Chromium's sandbox"
             );
+            // The worker's drain ends before the kubelet's SIGKILL, with room to spare.
+            let drain_ms = worker
+                .get("drain_timeout_ms")
+                .and_then(toml::Value::as_integer)
+                .map_or(
+                    nanomuse_worker::WorkerConfig::default().drain_timeout_ms,
+                    |ms| ms as u64,
+                );
+            let grace = pod.spec["terminationGracePeriodSeconds"]
+                .as_u64()
+                .unwrap_or(30);
+            assert!(
+                drain_ms + 10_000 <= grace * 1000,
+                "{title}: worker.drain_timeout_ms = {drain_ms} leaves under 10 s of the pod's \
+                 {grace} s grace period"
+            );
             let chromium = worker["chromium"].as_str().unwrap();
             assert!(
                 chromium == "/usr/bin/chromium" && image.source.contains(" chromium "),

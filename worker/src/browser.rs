@@ -159,8 +159,11 @@ impl LiveBrowser {
             let (downloads, downloads_task) = Downloads::watch(&browser).await?;
             let cookie_snapshot = cookies::snapshot_path(profile_dir);
             let restored = cookies::restore(&browser, &cookie_snapshot).await?;
-            if restored > 0 {
-                tracing::info!(restored, "cookies restored after an unclean stop");
+            if !restored.is_empty() {
+                tracing::info!(
+                    restored = restored.len(),
+                    "cookies restored from the profile's snapshot (after an unclean stop or a move)"
+                );
             }
             Ok::<_, WorkerError>((
                 side,
@@ -168,16 +171,18 @@ impl LiveBrowser {
                 downloads,
                 downloads_task,
                 cookie_snapshot,
+                restored,
             ))
         };
-        let (side, chrome_major, downloads, downloads_task, cookie_snapshot) = match started.await {
-            Ok(parts) => parts,
-            Err(error) => {
-                let mut browser = browser;
-                let _ = browser.kill().await;
-                return Err(error);
-            }
-        };
+        let (side, chrome_major, downloads, downloads_task, cookie_snapshot, restored) =
+            match started.await {
+                Ok(parts) => parts,
+                Err(error) => {
+                    let mut browser = browser;
+                    let _ = browser.kill().await;
+                    return Err(error);
+                }
+            };
         tasks.push(downloads_task);
         if let Ok(task) = watch_new_windows(&browser, side.clone(), page_index.clone()).await {
             tasks.push(task);
@@ -193,6 +198,9 @@ impl LiveBrowser {
         // The startup tab is not one of ours.
         for page in browser.pages().await.unwrap_or_default() {
             let _ = page.close().await;
+        }
+        if let Err(error) = cookies::confirm_restored(&browser, &restored).await {
+            tracing::warn!(%error, "restored cookies could not be checked");
         }
         Ok(Self {
             browser,
@@ -266,7 +274,21 @@ impl LiveBrowser {
 
     /// Closes Chromium cleanly (it writes its cookie database; session cookies end), or kills
     /// it when it does not answer.
-    pub async fn close(mut self) {
+    pub async fn close(self) {
+        self.close_and(false).await;
+    }
+
+    /// Closes Chromium for a move to another worker: the cookie snapshot is written first and
+    /// kept, so the next launch of the profile (on whichever worker) restores every cookie,
+    /// session ones too — the user's session goes on there.
+    pub async fn close_for_move(self) {
+        if let Err(error) = self.cookies.save().await {
+            tracing::warn!(%error, "cookie snapshot before the move failed");
+        }
+        self.close_and(true).await;
+    }
+
+    async fn close_and(mut self, keep_cookie_snapshot: bool) {
         for task in &self.tasks[1..] {
             task.abort();
         }
@@ -279,7 +301,9 @@ impl LiveBrowser {
         if !matches!(closed, Ok(Some(_))) {
             let _ = self.browser.kill().await;
         }
-        self.cookies.discard().await;
+        if !keep_cookie_snapshot {
+            self.cookies.discard().await;
+        }
         self.tasks[0].abort();
         self.egress.stop();
     }

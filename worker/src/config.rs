@@ -55,6 +55,10 @@ pub struct WorkerConfig {
     /// through. Set `hosted = true` here as well as on the controller in hosted deployments
     /// (defense in depth). Allow lists belong to the controller's tenants, not here.
     pub url_policy: UrlPolicy,
+    /// On SIGTERM, the bound of the whole drain: the controller moving this worker's profiles
+    /// off it, the calls in flight finishing and the browsers closing. Below the pod's
+    /// `terminationGracePeriodSeconds` (120 s).
+    pub drain_timeout_ms: u64,
 }
 
 impl Default for WorkerConfig {
@@ -73,6 +77,7 @@ impl Default for WorkerConfig {
             capacity: 8,
             hop_secret: String::new(),
             url_policy: UrlPolicy::default(),
+            drain_timeout_ms: 90_000,
         }
     }
 }
@@ -100,6 +105,9 @@ impl WorkerConfig {
         }
         if self.capacity == 0 {
             return Err("worker.capacity must be above 0".into());
+        }
+        if self.drain_timeout_ms == 0 {
+            return Err("worker.drain_timeout_ms must be above 0".into());
         }
         if self.fetch_max_bytes == 0 {
             return Err("worker.fetch_max_bytes must be above 0".into());
@@ -136,6 +144,10 @@ impl WorkerConfig {
 
     pub fn timeout(&self) -> Duration {
         Duration::from_millis(self.timeout_ms)
+    }
+
+    pub fn drain_timeout(&self) -> Duration {
+        Duration::from_millis(self.drain_timeout_ms)
     }
 
     pub fn idle_timeout(&self) -> Duration {

@@ -33,6 +33,9 @@ pub enum WorkerError {
     Refused(#[from] Refusal),
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The workspace's profile was exported to be moved to another worker (a drain).
+    #[error("{0}")]
+    Moved(String),
 }
 
 impl WorkerError {
@@ -73,9 +76,10 @@ impl From<WorkerError> for BackendError {
             }
             WorkerError::Timeout { .. } => Self::Timeout(message),
             WorkerError::TooLarge(_) => Self::ResourceExhausted(message),
-            WorkerError::BrowserGone(_) | WorkerError::Launch(_) | WorkerError::PageLost(_) => {
-                Self::Unavailable(message)
-            }
+            WorkerError::BrowserGone(_)
+            | WorkerError::Launch(_)
+            | WorkerError::PageLost(_)
+            | WorkerError::Moved(_) => Self::Unavailable(message),
             WorkerError::Fetch(_) => Self::FailedPrecondition(message),
             WorkerError::Refused(refusal) => Self::from(refusal),
             WorkerError::Cdp { .. } | WorkerError::Io(_) => Self::Internal(message),

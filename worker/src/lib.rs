@@ -1,5 +1,7 @@
 //! The Chromium worker: serves the 14 `BrowserBackend` ops on Debian's Chromium, one browser
 //! per profile (tenant + workspace) with a persistent `--user-data-dir`, one page per page key.
+//! On shutdown it drains: the controller moves its workspaces' profiles off it
+//! (`ProfileTransfer`), then it stops.
 
 pub mod backend;
 pub mod browser;
@@ -16,9 +18,10 @@ pub mod page;
 pub mod profiles;
 pub mod registration;
 pub mod tracker;
+pub mod transfer;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::serve::ListenerExt as _;
 use nanomuse_proto::BackendServer;
@@ -47,8 +50,14 @@ pub fn spawn_idle_reaper(
     })
 }
 
-/// Serves the worker on `listener` until `shutdown` is cancelled, then stops taking calls,
-/// lets the ones in flight finish and closes every browser cleanly.
+/// What the end of a drain keeps for closing the browsers (each close is bounded by 10 s, and
+/// they close at once).
+const CLOSE_RESERVE: Duration = Duration::from_secs(12);
+
+/// Serves the worker on `listener` until `shutdown` is cancelled, then drains within
+/// `drain_timeout_ms`: reports NOT_SERVING, asks the controller to take its workspaces (it
+/// waits for their actions, then exports their profiles through `ProfileTransfer`), stops
+/// taking calls, lets the ones in flight finish and closes every browser cleanly.
 pub async fn run(
     config: WorkerConfig,
     listener: TcpListener,
@@ -98,24 +107,85 @@ pub async fn run(
     let app = tonic::service::Routes::from(nanomuse_proto::metrics::router())
         .add_service(health_service)
         .add_service(BackendServer::service(backend.clone()))
+        .add_service(transfer::TransferService::service(backend.pool.clone()))
         .into_axum_router()
-        .layer(nanomuse_proto::hop::RequireHopSecretLayer::new(hop_secret))
+        .layer(nanomuse_proto::hop::RequireHopSecretLayer::new(
+            hop_secret.clone(),
+        ))
         .layer(nanomuse_proto::telemetry::ServerTraceLayer);
     let listener = listener.tap_io(|stream| {
         let _ = stream.set_nodelay(true);
     });
-    let served = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown.clone().cancelled_owned())
-        .await;
+    // The server goes on through the drain: the controller exports the profiles over it.
+    let stop_serving = CancellationToken::new();
+    let mut server = tokio::spawn(
+        axum::serve(listener, app)
+            .with_graceful_shutdown(stop_serving.clone().cancelled_owned())
+            .into_future(),
+    );
+    let ended_early = tokio::select! {
+        served = &mut server => Some(served),
+        _ = shutdown.cancelled() => None,
+    };
+
+    let started = Instant::now();
+    let bound = config.drain_timeout();
     reaper.abort();
     if let Some(registration) = registration {
         registration.abort();
     }
-    health
-        .set_service_status("", tonic_health::ServingStatus::NotServing)
-        .await;
-    backend.pool.close_all().await;
-    tracing::info!("worker stopped");
-    served?;
+    for service in ["", "nanomuse.browser.v1.BrowserBackend"] {
+        health
+            .set_service_status(service, tonic_health::ServingStatus::NotServing)
+            .await;
+    }
+    if ended_early.is_none() && !config.controller.is_empty() {
+        tracing::info!(bound_ms = bound.as_millis() as u64, "draining");
+        if let Some(reply) = registration::drain(
+            &config,
+            hop_secret.as_ref(),
+            bound.saturating_sub(CLOSE_RESERVE),
+        )
+        .await
+        {
+            tracing::info!(
+                exported = reply.exported,
+                left = reply.left,
+                "the controller took this worker's workspaces"
+            );
+        }
+    }
+    stop_serving.cancel();
+    let served = match ended_early {
+        Some(served) => served,
+        None => {
+            let left = bound
+                .saturating_sub(started.elapsed())
+                .saturating_sub(CLOSE_RESERVE)
+                .max(Duration::from_secs(1));
+            match tokio::time::timeout(left, &mut server).await {
+                Ok(served) => served,
+                Err(_) => {
+                    tracing::warn!("calls still in flight at the end of the drain; cut off");
+                    server.abort();
+                    Ok(Ok(()))
+                }
+            }
+        }
+    };
+    let left = bound
+        .saturating_sub(started.elapsed())
+        .max(Duration::from_secs(1));
+    if tokio::time::timeout(left, backend.pool.close_all())
+        .await
+        .is_err()
+    {
+        tracing::warn!("browsers still closing at the end of the drain; leaving them");
+    }
+    tracing::info!(
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "worker stopped"
+    );
+    served??;
     Ok(())
 }

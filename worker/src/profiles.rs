@@ -1,12 +1,14 @@
 //! The worker's profiles: one browser per tenant + workspace, launched on first use,
 //! relaunched after a crash, closed when idle. Pages are remembered by key with their settings
-//! and last URL, so a relaunched browser brings them back where they were.
+//! and last URL, so a relaunched browser brings them back where they were. A profile is
+//! exported (its browser closed, its folder streamed away) when the worker is drained, and
+//! imported on the worker the workspace moves to.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use nanomuse_proto::Session;
 
@@ -25,6 +27,14 @@ fn checked_name<'a>(what: &str, value: &'a str) -> Result<&'a str> {
     nanomuse_proto::check_name(&format!("session {what}"), value)
         .map(|()| value)
         .map_err(WorkerError::InvalidArgument)
+}
+
+/// The profile of `tenant` + `workspace`, both checked as folder names.
+pub fn profile_key(tenant: &str, workspace: &str) -> Result<ProfileKey> {
+    Ok(ProfileKey {
+        tenant: checked_name("tenant", tenant)?.to_string(),
+        workspace: checked_name("workspace", workspace)?.to_string(),
+    })
 }
 
 /// The profile and page key named by a request's session.
@@ -46,11 +56,28 @@ struct ProfileState {
 
 pub struct Profile {
     pub key: ProfileKey,
+    /// `<profiles_root>/<tenant>/<workspace>`: the browser profile and the downloads.
+    root: PathBuf,
     dir: PathBuf,
     downloads_dir: PathBuf,
     state: tokio::sync::Mutex<ProfileState>,
     last_used: Mutex<Instant>,
     in_flight: AtomicUsize,
+    /// Exported for a move: no op runs on it here until it is imported here again.
+    moved: AtomicBool,
+}
+
+impl Profile {
+    fn refuse_if_moved(&self) -> Result<()> {
+        if self.moved.load(Ordering::SeqCst) {
+            return Err(WorkerError::Moved(format!(
+                "workspace {:?} was moved off this worker (it is draining); the controller \
+                 sends its actions to the worker that has its profile now",
+                self.key.workspace
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Marks a profile busy for the life of an op, so the idle reaper leaves it alone.
@@ -90,9 +117,11 @@ impl Pool {
                     key: key.clone(),
                     dir: root.join("browser-profile"),
                     downloads_dir: root.join("downloads"),
+                    root,
                     state: tokio::sync::Mutex::default(),
                     last_used: Mutex::new(Instant::now()),
                     in_flight: AtomicUsize::new(0),
+                    moved: AtomicBool::new(false),
                 })
             })
             .clone()
@@ -145,6 +174,7 @@ impl Pool {
         let profile = self.profile(&key);
         let in_use = Self::in_use(&profile);
         let mut state = profile.state.lock().await;
+        profile.refuse_if_moved()?;
         let state = &mut *state;
         if must_exist && !state.specs.contains_key(&page_key) {
             return Err(WorkerError::NotFound(format!(
@@ -183,6 +213,7 @@ impl Pool {
         let profile = self.profile(&key);
         let in_use = Self::in_use(&profile);
         let mut state = profile.state.lock().await;
+        profile.refuse_if_moved()?;
         let state = &mut *state;
         let Some(spec) = state.specs.get(&page_key).cloned() else {
             return Err(WorkerError::NotFound(format!(
@@ -252,6 +283,7 @@ impl Pool {
         let profile = self.profile(&key);
         let _in_use = Self::in_use(&profile);
         let mut state = profile.state.lock().await;
+        profile.refuse_if_moved()?;
         if state.specs.remove(&page_key).is_none() {
             return Err(WorkerError::NotFound(format!(
                 "page {page_key:?} of workspace {:?} is not open",
@@ -303,13 +335,81 @@ impl Pool {
         (browsers, pages)
     }
 
-    /// Closes every browser cleanly (on shutdown).
+    /// Closes every browser cleanly (on shutdown), all at once: each close is bounded, so
+    /// this takes as long as the slowest one.
     pub async fn close_all(&self) {
         let profiles: Vec<_> = self.profiles.lock().unwrap().values().cloned().collect();
-        for profile in profiles {
+        futures::future::join_all(profiles.into_iter().map(|profile| async move {
             if let Some(live) = profile.state.lock().await.live.take() {
                 live.close().await;
             }
+        }))
+        .await;
+    }
+
+    /// Readies the profile of `key` to leave this worker: from now on its ops are refused,
+    /// the ones under way get a few seconds to end, and its browser is closed with every
+    /// cookie kept in the profile's snapshot (see [`LiveBrowser::close_for_move`]). Returns
+    /// the workspace's folder, whose contents are then the whole profile. NOT_FOUND when this
+    /// worker has no such profile on disk.
+    pub async fn export(&self, key: &ProfileKey) -> Result<PathBuf> {
+        let profile = self.profile(key);
+        if !tokio::fs::try_exists(&profile.dir).await.unwrap_or(false) {
+            return Err(WorkerError::NotFound(format!(
+                "workspace {:?} of tenant {:?} has no profile on this worker",
+                key.workspace, key.tenant
+            )));
         }
+        profile.moved.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + OPS_TO_END;
+        while profile.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let mut state = profile.state.lock().await;
+        state.specs.clear();
+        if let Some(live) = state.live.take() {
+            live.close_for_move().await;
+        }
+        tracing::info!(tenant = %key.tenant, workspace = %key.workspace, "profile exported");
+        Ok(profile.root.clone())
+    }
+
+    /// A new folder beside the workspace's, for a profile being imported.
+    pub fn staging_dir(&self, key: &ProfileKey) -> PathBuf {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        self.config.profiles_root.join(&key.tenant).join(format!(
+            ".incoming-{}-{}-{}",
+            key.workspace,
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ))
+    }
+
+    /// Makes `unpacked` (a folder from [`Pool::staging_dir`]) the profile of `key`, in place
+    /// of whatever this worker had for it; the next op launches its browser there.
+    pub async fn install(&self, key: &ProfileKey, unpacked: &Path) -> Result<()> {
+        let profile = self.profile(key);
+        let mut state = profile.state.lock().await;
+        state.specs.clear();
+        if let Some(live) = state.live.take() {
+            live.close().await;
+        }
+        let old = profile.root.with_file_name(format!(
+            ".replaced-{}-{}",
+            key.workspace,
+            std::process::id()
+        ));
+        if tokio::fs::try_exists(&profile.root).await.unwrap_or(false) {
+            let _ = tokio::fs::remove_dir_all(&old).await;
+            tokio::fs::rename(&profile.root, &old).await?;
+        }
+        tokio::fs::rename(unpacked, &profile.root).await?;
+        let _ = tokio::fs::remove_dir_all(&old).await;
+        profile.moved.store(false, Ordering::SeqCst);
+        tracing::info!(tenant = %key.tenant, workspace = %key.workspace, "profile imported");
+        Ok(())
     }
 }
+
+/// How long an export waits for the ops already under way on the profile.
+const OPS_TO_END: Duration = Duration::from_secs(5);
