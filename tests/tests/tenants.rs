@@ -28,6 +28,7 @@ use nanomuse_proto::browser_backend_client::BrowserBackendClient;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
 use nanomuse_proto::hop::HOP_SECRET_HEADER;
+use nanomuse_proto::profile_transfer_client::ProfileTransferClient;
 use nanomuse_proto::tokens::token_digest;
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
 use nanomuse_proto::*;
@@ -1058,6 +1059,18 @@ async fn workers_gateway_and_registry_take_calls_only_with_the_hop_secret() {
             .await
             .unwrap_err();
         assert_eq!(refused.code(), tonic::Code::Unauthenticated);
+        // Nobody drains a worker (and so takes its workspaces' profiles) from outside.
+        let refused = registry
+            .drain(with_hop(
+                DrainRequest {
+                    name: "w1".into(),
+                    budget_ms: 1_000,
+                },
+                secret,
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated);
     }
     registry
         .register(with_hop(register(), Some(HOP_SECRET)))
@@ -1073,9 +1086,14 @@ async fn workers_gateway_and_registry_take_calls_only_with_the_hop_secret() {
         workers.iter().any(|w| w.name == "intruder"),
         "with the secret it registers"
     );
+    assert!(
+        workers.iter().any(|w| w.name == "w1" && w.state == "live"),
+        "a refused drain changed nothing: {workers:?}"
+    );
 
     // The worker: every op needs the secret; health and /metrics do not.
     let mut ops = BrowserBackendClient::new(channel(worker.address).await);
+    let mut transfer = ProfileTransferClient::new(channel(worker.address).await);
     let state = || StateRequest {
         session: session("hop-test"),
     };
@@ -1085,6 +1103,18 @@ async fn workers_gateway_and_registry_take_calls_only_with_the_hop_secret() {
         assert!(refused.message().contains("hop secret"), "{refused}");
         let refused = ops
             .open(with_hop(open_request("hop-test", false), secret))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused}");
+        // Nor may anyone take a profile off the worker.
+        let refused = transfer
+            .export_profile(with_hop(
+                ProfileRef {
+                    tenant: "tenant-a".into(),
+                    workspace: "default".into(),
+                },
+                secret,
+            ))
             .await
             .unwrap_err();
         assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused}");
@@ -1408,7 +1438,7 @@ fn the_lists_read_from_the_sources_are_whole() {
     );
     assert_eq!(
         rpc_methods("WorkerRegistry"),
-        ["Register", "Heartbeat", "ListWorkers"]
+        ["Register", "Heartbeat", "Drain", "ListWorkers"]
     );
     assert_eq!(action_names().len(), 14);
     let routes: BTreeMap<String, String> = http_routes()
