@@ -280,6 +280,18 @@ fn number_of(reply: &ActReply, label: &str) -> i64 {
         .n as i64
 }
 
+/// `error` has `code` and says each of `says`.
+fn assert_clear(error: &tonic::Status, code: tonic::Code, says: &[&str]) {
+    assert_eq!(error.code(), code, "{}", error.message());
+    for said in says {
+        assert!(
+            error.message().contains(said),
+            "{said}: {}",
+            error.message()
+        );
+    }
+}
+
 fn kill9(pid: u32) {
     let killed = std::process::Command::new("kill")
         .args(["-9", &pid.to_string()])
@@ -391,19 +403,11 @@ async fn chromium_killed_during_an_action_fails_it_clearly_and_the_next_relaunch
         "the click ended {:?} after the kill",
         killed.elapsed()
     );
-    assert_eq!(
-        error.code(),
+    assert_clear(
+        &error,
         tonic::Code::Unavailable,
-        "{}",
-        error.message()
+        &["Chromium stopped", "relaunches", "look again"],
     );
-    for says in ["Chromium stopped", "relaunches", "look again"] {
-        assert!(
-            error.message().contains(says),
-            "{says}: {}",
-            error.message()
-        );
-    }
 
     // The next action relaunches Chromium on the same profile: the page is back where it was,
     // with the cookies it had, including the ones set seconds before the kill.
@@ -462,19 +466,11 @@ async fn a_renderer_crash_is_reported_and_the_page_comes_back() {
         "the crash was noticed {:?} later",
         killed.elapsed()
     );
-    assert_eq!(
-        error.code(),
+    assert_clear(
+        &error,
         tonic::Code::Unavailable,
-        "{}",
-        error.message()
+        &["crashed", "reloads it at its last URL", "look again"],
     );
-    for says in ["crashed", "reloads it at its last URL", "look again"] {
-        assert!(
-            error.message().contains(says),
-            "{says}: {}",
-            error.message()
-        );
-    }
     // The next action finds the page back at its URL, in the same browser.
     let listed = ok(&mut tool, act("r", Action::Extract(ExtractAction {}))).await;
     assert!(listed.url.ends_with("/busy"), "{}", listed.url);
@@ -565,19 +561,11 @@ async fn a_worker_killed_mid_action_is_reported_marked_down_used_again_and_nothi
         "answered {:?} after the kill",
         killed.elapsed()
     );
-    assert_eq!(
-        error.code(),
+    assert_clear(
+        &error,
         tonic::Code::Unavailable,
-        "{}",
-        error.message()
+        &["worker w1", "look again"],
     );
-    for says in ["worker w1", "look again"] {
-        assert!(
-            error.message().contains(says),
-            "{says}: {}",
-            error.message()
-        );
-    }
 
     // Its heartbeats stop: it is marked down, and its workspace's actions wait for it a while
     // (worker_return_ms), then fail saying so.
