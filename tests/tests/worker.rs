@@ -535,6 +535,26 @@ async fn a_killed_chromium_is_relaunched_by_the_next_op_with_its_cookies() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn closing_the_only_page_keeps_the_workspace_session_cookies() {
+    // A browser left without a window ends its session and drops session cookies: closing a
+    // workspace's last page must not log it out of anything.
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    b.open(open_request("only", false)).await.unwrap();
+    navigate(b, "only", format!("http://{site}/set-cookies")).await;
+    b.close(CloseRequest {
+        session: session("only"),
+    })
+    .await
+    .unwrap();
+    b.open(open_request("next", false)).await.unwrap();
+    navigate(b, "next", format!("http://{site}/echo-cookies")).await;
+    let sent = eval(b, "next", "() => document.body.innerText").await;
+    assert_eq!(sent, json!("persistent=kept; session=gone"));
+    worker.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn new_windows_open_in_the_same_page() {
     let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;

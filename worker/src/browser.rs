@@ -55,6 +55,10 @@ pub struct LiveBrowser {
     pub cookies: Arc<CookieSnapshots>,
     /// The proxy every request of this browser goes through, and the URL policy it enforces.
     pub egress: Arc<Egress>,
+    /// Targets to close once a page of ours exists: the startup tab, crashed pages. Closing
+    /// a browser's last window ends its session, and Chromium then drops the session cookies
+    /// (restored ones too), so a browser never goes without a window while it runs.
+    close_later: Vec<String>,
 }
 
 impl LiveBrowser {
@@ -159,9 +163,9 @@ impl LiveBrowser {
             let (downloads, downloads_task) = Downloads::watch(&browser).await?;
             let cookie_snapshot = cookies::snapshot_path(profile_dir);
             let restored = cookies::restore(&browser, &cookie_snapshot).await?;
-            if !restored.is_empty() {
+            if restored > 0 {
                 tracing::info!(
-                    restored = restored.len(),
+                    restored,
                     "cookies restored from the profile's snapshot (after an unclean stop or a move)"
                 );
             }
@@ -171,18 +175,16 @@ impl LiveBrowser {
                 downloads,
                 downloads_task,
                 cookie_snapshot,
-                restored,
             ))
         };
-        let (side, chrome_major, downloads, downloads_task, cookie_snapshot, restored) =
-            match started.await {
-                Ok(parts) => parts,
-                Err(error) => {
-                    let mut browser = browser;
-                    let _ = browser.kill().await;
-                    return Err(error);
-                }
-            };
+        let (side, chrome_major, downloads, downloads_task, cookie_snapshot) = match started.await {
+            Ok(parts) => parts,
+            Err(error) => {
+                let mut browser = browser;
+                let _ = browser.kill().await;
+                return Err(error);
+            }
+        };
         tasks.push(downloads_task);
         if let Ok(task) = watch_new_windows(&browser, side.clone(), page_index.clone()).await {
             tasks.push(task);
@@ -195,13 +197,14 @@ impl LiveBrowser {
                 return Err(error);
             }
         }
-        // The startup tab is not one of ours.
-        for page in browser.pages().await.unwrap_or_default() {
-            let _ = page.close().await;
-        }
-        if let Err(error) = cookies::confirm_restored(&browser, &restored).await {
-            tracing::warn!(%error, "restored cookies could not be checked");
-        }
+        // The startup tab is not one of ours; it closes once one of ours is open.
+        let close_later = browser
+            .pages()
+            .await
+            .unwrap_or_default()
+            .iter()
+            .map(|page| page.target_id().inner().clone())
+            .collect();
         Ok(Self {
             browser,
             alive,
@@ -213,6 +216,7 @@ impl LiveBrowser {
             tasks,
             cookies: Arc::new(CookieSnapshots::new(side.clone(), cookie_snapshot)),
             egress,
+            close_later,
         })
     }
 
@@ -242,7 +246,22 @@ impl LiveBrowser {
             .unwrap()
             .insert(page.target_id.clone(), Arc::downgrade(&page));
         self.pages.insert(key.to_string(), page.clone());
+        for target in std::mem::take(&mut self.close_later) {
+            let closing = self
+                .side
+                .call(None, "Target.closeTarget", json!({"targetId": target}));
+            match tokio::time::timeout(Duration::from_secs(5), closing).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(error)) => tracing::debug!(%error, "a page not ours did not close"),
+                Err(_) => tracing::warn!("a page not ours did not close in time"),
+            }
+        }
         Ok(page)
+    }
+
+    /// Whether `key` is the only page of ours open: closing it would close the last window.
+    pub fn is_last_page(&self, key: &str) -> bool {
+        self.pages.len() == 1 && self.pages.contains_key(key)
     }
 
     pub async fn close_page(&mut self, key: &str) -> Result<()> {
@@ -253,23 +272,15 @@ impl LiveBrowser {
         Ok(())
     }
 
-    /// Forgets the page of `key` whose renderer crashed and closes its target from the browser
-    /// side (the page itself, with no renderer, would not answer `Page.close`).
-    pub async fn drop_crashed_page(&mut self, key: &str) {
+    /// Forgets the page of `key` whose renderer crashed; its target is closed from the browser
+    /// side (the page itself, with no renderer, would not answer `Page.close`) once its
+    /// replacement is open.
+    pub fn drop_crashed_page(&mut self, key: &str) {
         let Some(page) = self.pages.remove(key) else {
             return;
         };
         self.page_index.lock().unwrap().remove(&page.target_id);
-        let closing = self.side.call(
-            None,
-            "Target.closeTarget",
-            json!({"targetId": page.target_id}),
-        );
-        match tokio::time::timeout(Duration::from_secs(5), closing).await {
-            Ok(Ok(_)) => {}
-            Ok(Err(error)) => tracing::warn!(%error, "the crashed page did not close"),
-            Err(_) => tracing::warn!("the crashed page did not close in time"),
-        }
+        self.close_later.push(page.target_id.clone());
     }
 
     /// Closes Chromium cleanly (it writes its cookie database; session cookies end), or kills
@@ -278,12 +289,12 @@ impl LiveBrowser {
         self.close_and(false).await;
     }
 
-    /// Closes Chromium for a move to another worker: the cookie snapshot is written first and
-    /// kept, so the next launch of the profile (on whichever worker) restores every cookie,
-    /// session ones too — the user's session goes on there.
-    pub async fn close_for_move(self) {
+    /// Closes Chromium with the session going on: the cookie snapshot is written first and
+    /// kept, so the next launch of the profile (on this worker or the one it moves to)
+    /// restores every cookie, session ones too.
+    pub async fn close_keeping_session(self) {
         if let Err(error) = self.cookies.save().await {
-            tracing::warn!(%error, "cookie snapshot before the move failed");
+            tracing::warn!(%error, "cookie snapshot before the close failed");
         }
         self.close_and(true).await;
     }

@@ -68,51 +68,20 @@ impl CookieSnapshots {
 }
 
 /// Puts the cookies of a snapshot left by a crashed browser (or a profile moved here) back;
-/// returns the cookies set, for [`confirm_restored`].
-pub async fn restore(browser: &Browser, path: &Path) -> Result<Vec<Value>> {
+/// returns how many.
+pub async fn restore(browser: &Browser, path: &Path) -> Result<usize> {
     let Ok(bytes) = tokio::fs::read(path).await else {
-        return Ok(Vec::new());
+        return Ok(0);
     };
     let Ok(Value::Array(cookies)) = serde_json::from_slice::<Value>(&bytes) else {
         tracing::warn!(path = %path.display(), "cookie snapshot unreadable; ignored");
-        return Ok(Vec::new());
+        return Ok(0);
     };
     let params: Vec<Value> = cookies.iter().filter_map(cookie_param).collect();
     if !params.is_empty() {
         cdp::call_browser(browser, "Storage.setCookies", json!({"cookies": params})).await?;
     }
-    Ok(params)
-}
-
-/// Sets again the restored cookies the jar no longer has. Chromium's own start (loading its
-/// cookie database, ending the last run's session cookies) may still be under way when the
-/// snapshot is restored, and now and then it drops a session cookie set meanwhile; once the
-/// startup tab exists it is done.
-pub async fn confirm_restored(browser: &Browser, restored: &[Value]) -> Result<()> {
-    if restored.is_empty() {
-        return Ok(());
-    }
-    let jar = cdp::call_browser(browser, "Storage.getCookies", json!({})).await?;
-    let identity = |cookie: &Value| {
-        ["name", "domain", "path"].map(|key| cookie.get(key).cloned().unwrap_or(Value::Null))
-    };
-    let present: Vec<_> = jar
-        .get("cookies")
-        .and_then(Value::as_array)
-        .map(|cookies| cookies.iter().map(identity).collect())
-        .unwrap_or_default();
-    let missing: Vec<&Value> = restored
-        .iter()
-        .filter(|cookie| !present.contains(&identity(cookie)))
-        .collect();
-    if !missing.is_empty() {
-        tracing::warn!(
-            missing = missing.len(),
-            "restored cookies were dropped by Chromium's start; setting them again"
-        );
-        cdp::call_browser(browser, "Storage.setCookies", json!({"cookies": missing})).await?;
-    }
-    Ok(())
+    Ok(params.len())
 }
 
 /// A `Network.Cookie` as the `Network.CookieParam` that recreates it.

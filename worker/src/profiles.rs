@@ -236,7 +236,7 @@ impl Pool {
             return;
         };
         tracing::warn!(page = key, why, "replacing a crashed page");
-        live.drop_crashed_page(key).await;
+        live.drop_crashed_page(key);
     }
 
     /// Makes the page of `key` anew (after a relaunch or a crash), at its last URL, loaded —
@@ -290,7 +290,16 @@ impl Pool {
                 key.workspace
             )));
         }
-        if let Some(live) = state.live.as_mut().filter(|live| live.is_alive_now()) {
+        if state
+            .live
+            .as_ref()
+            .is_some_and(|live| live.is_last_page(&page_key))
+        {
+            // Its last window closing would end the browser's session and drop the session
+            // cookies: the browser closes instead, keeping them for its next launch.
+            let live = state.live.take().expect("checked above");
+            live.close_keeping_session().await;
+        } else if let Some(live) = state.live.as_mut().filter(|live| live.is_alive_now()) {
             live.close_page(&page_key).await?;
             live.cookies.save().await?;
         }
@@ -349,7 +358,7 @@ impl Pool {
 
     /// Readies the profile of `key` to leave this worker: from now on its ops are refused,
     /// the ones under way get a few seconds to end, and its browser is closed with every
-    /// cookie kept in the profile's snapshot (see [`LiveBrowser::close_for_move`]). Returns
+    /// cookie kept in the profile's snapshot (see [`LiveBrowser::close_keeping_session`]). Returns
     /// the workspace's folder, whose contents are then the whole profile. NOT_FOUND when this
     /// worker has no such profile on disk.
     pub async fn export(&self, key: &ProfileKey) -> Result<PathBuf> {
@@ -368,7 +377,7 @@ impl Pool {
         let mut state = profile.state.lock().await;
         state.specs.clear();
         if let Some(live) = state.live.take() {
-            live.close_for_move().await;
+            live.close_keeping_session().await;
         }
         tracing::info!(tenant = %key.tenant, workspace = %key.workspace, "profile exported");
         Ok(profile.root.clone())
