@@ -346,16 +346,16 @@ mod tests {
             .await
             .unwrap();
         assert!(opened);
-        let waiting = tokio::spawn({
-            let holds = holds.clone();
-            async move { holds.wait_released("a", "t").await }
-        });
+        // Polled once, the action is waiting (subscribed to changes) before anything happens.
+        let waiting = holds.wait_released("a", "t");
+        tokio::pin!(waiting);
+        assert!(futures::poll!(waiting.as_mut()).is_pending());
         // Other threads and tenants do not release it.
         holds.open("a", "other", "x", OpenedBy::User).await.unwrap();
         holds.hand_back("a", "other").await.unwrap();
-        assert!(!waiting.is_finished());
+        assert!(futures::poll!(waiting.as_mut()).is_pending());
         holds.done("a", &hold.id).await.unwrap();
-        let waited = waiting.await.unwrap().unwrap().unwrap();
+        let waited = waiting.await.unwrap().unwrap();
         assert!(
             matches!(waited, Waited::HandedBack(h) if h.id == hold.id && h.state == HoldState::Done)
         );
