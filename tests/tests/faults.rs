@@ -1288,9 +1288,9 @@ async fn hostile_pages_get_a_clear_reply_in_time_and_the_worker_stays_healthy() 
                 assert_eq!(reply.title, "Huge");
                 assert!(reply.elements.len() >= 10, "{}", reply.text);
             }
-            // 200,000 elements may take longer than this test's 4 s to load on a slow machine:
-            // then the reply is the timeout's, in time.
-            ("/huge", Err(status)) => {
+            // 200,000 elements, or 50 MB through the worker's proxy, may take longer than this
+            // test's 4 s on a loaded machine: then the reply is the timeout's, in time.
+            ("/huge" | "/big-download", Err(status)) => {
                 assert_eq!(status.code(), tonic::Code::DeadlineExceeded, "{status:?}");
                 assert!(status.message().contains("timed out"), "{status:?}");
             }
@@ -1303,7 +1303,7 @@ async fn hostile_pages_get_a_clear_reply_in_time_and_the_worker_stays_healthy() 
                 let saved = profiles.join("local/default/downloads/big.bin");
                 assert_eq!(std::fs::metadata(saved).unwrap().len(), BIG_DOWNLOAD as u64);
             }
-            ("/redirect/0" | "/endless" | "/big-download", other) => {
+            ("/redirect/0" | "/endless", other) => {
                 panic!("{path}: {other:?}")
             }
             _ => {}
