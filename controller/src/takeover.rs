@@ -2,6 +2,7 @@
 //! field, keys, opening a URL, back and scroll. It does not take the thread's lock (the agent's
 //! action waiting for the hold has it), and each input is answered with a fresh frame.
 
+use nanomuse_proto::limits::SCROLL_MAX_PX;
 use nanomuse_proto::*;
 
 use crate::app::Controller;
@@ -70,8 +71,8 @@ impl UserInput {
                     ));
                 }
             }
-            UserInput::Scroll { dy } if !dy.is_finite() || dy.abs() > 100_000.0 => {
-                return bad(format!("scroll by at most 100000 px, not {dy}"));
+            UserInput::Scroll { dy } if !dy.is_finite() || dy.abs() > SCROLL_MAX_PX => {
+                return bad(format!("scroll by at most {SCROLL_MAX_PX} px, not {dy}"));
             }
             _ => {}
         }

@@ -8,6 +8,7 @@ mod backend;
 mod client;
 mod config_file;
 pub mod hop;
+pub mod limits;
 pub mod metrics;
 mod names;
 mod server;

@@ -8,8 +8,7 @@ use super::Ctx;
 use crate::error::{ControllerError, Result};
 use crate::store::ProfileSetting;
 
-/// The viewport sizes a custom profile may have, in CSS px (the workers' range).
-const CUSTOM_SIZE: std::ops::RangeInclusive<u32> = 100..=4096;
+use nanomuse_proto::limits::VIEWPORT_PX as CUSTOM_SIZE;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: ProfileAction) -> Result<ActReply> {
     let setting = match action.kind {

@@ -6,9 +6,9 @@ use nanomuse_proto::{ActReply, TypeAction, TypeRequest};
 use super::{Ctx, quoted};
 use crate::error::{ControllerError, Result};
 
-/// The longest text one `type` takes (the workers refuse longer ones too): refused before the
-/// element is looked up, so an oversized text changes nothing, not even the focus.
-pub const TEXT_MAX: usize = 100_000;
+// Refused before the element is looked up, so an oversized text changes nothing, not even
+// the focus or the scroll position.
+use nanomuse_proto::limits::TYPE_TEXT_MAX_CHARS as TEXT_MAX;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
     let length = action.text.chars().count();

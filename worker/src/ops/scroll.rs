@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
-const MAX_SCROLL_PX: f64 = 100_000.0;
+use nanomuse_proto::limits::SCROLL_MAX_PX as MAX_SCROLL_PX;
 
 pub async fn run(page: &PageHandle, request: &ScrollRequest) -> Result<ScrollReply> {
     let dy = request.dy;

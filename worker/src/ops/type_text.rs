@@ -1,13 +1,12 @@
 //! `type {text}`: fills the focused field through the page's own value setter plus `input` and
 //! `change` events, so React and Vue forms notice; a contenteditable gets `insertText`.
 
+use nanomuse_proto::limits::TYPE_TEXT_MAX_CHARS as MAX_TEXT_CHARS;
 use nanomuse_proto::{TypeReply, TypeRequest};
 use serde_json::{Value, json};
 
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
-
-const MAX_TEXT_CHARS: usize = 100_000;
 
 /// Returns null on success, else why nothing was typed.
 const FILL_FOCUSED_JS: &str = r#"(text) => {
