@@ -42,6 +42,20 @@ impl Drop for Telemetry {
     }
 }
 
+/// chromiumoxide warns about every CDP event its types do not know (Chromium adds some with each
+/// release), on every action: noise a user reads as a fault. Its errors stay; `RUST_LOG` naming
+/// chromiumoxide brings the rest back.
+fn quiet_cdp_noise(filter: tracing_subscriber::EnvFilter) -> tracing_subscriber::EnvFilter {
+    if std::env::var("RUST_LOG").is_ok_and(|value| value.contains("chromiumoxide")) {
+        return filter;
+    }
+    ["chromiumoxide::handler=error", "chromiumoxide::conn=error"]
+        .into_iter()
+        .fold(filter, |filter, directive| {
+            filter.add_directive(directive.parse().expect("a valid directive"))
+        })
+}
+
 /// Installs tracing for `service` (the OpenTelemetry `service.name` unless
 /// `OTEL_SERVICE_NAME` says otherwise); `default_filter` applies when `RUST_LOG` is unset.
 /// Must be called inside the Tokio runtime (the OTLP exporter is a tonic client).
@@ -70,8 +84,10 @@ pub fn init(service: &'static str, json_logs: bool, default_filter: &str) -> Tel
     // Spans have a filter of their own: a quiet `RUST_LOG` must not silence the traces.
     let traces = tracing_subscriber::EnvFilter::try_from_env("NANOMUSE_TRACE_FILTER")
         .unwrap_or_else(|_| TRACE_FILTER.into());
-    let logs_filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| default_filter.into());
+    let logs_filter = quiet_cdp_noise(
+        tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| default_filter.into()),
+    );
     let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false);

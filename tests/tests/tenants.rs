@@ -306,7 +306,7 @@ fn action_of(name: &str, site: SocketAddr) -> Action {
         }),
         "scroll" => Action::Scroll(ScrollAction { dy: 200.0 }),
         "back" => Action::Back(BackAction {}),
-        "wait" => Action::Wait(WaitAction { seconds: 0.0 }),
+        "wait" => Action::Wait(WaitAction::default()),
         "screenshot" => Action::Screenshot(ScreenshotAction {}),
         "fetch" => Action::Fetch(FetchAction {
             url: format!("http://{site}/echo-cookies"),

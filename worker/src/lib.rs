@@ -6,6 +6,7 @@
 pub mod backend;
 pub mod browser;
 pub mod cdp;
+pub mod chromium;
 pub mod config;
 pub mod cookies;
 pub mod downloads;
