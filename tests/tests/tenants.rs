@@ -1065,6 +1065,7 @@ async fn workers_gateway_and_registry_take_calls_only_with_the_hop_secret() {
                 DrainRequest {
                     name: "w1".into(),
                     budget_ms: 1_000,
+                    ..Default::default()
                 },
                 secret,
             ))
