@@ -524,11 +524,16 @@ async fn traced_act(invocation: &ActInvocation) -> Result<ActReply, String> {
         otel.name = format!("{NAME} {name}"),
         otel.kind = "client",
         action = name,
+        otel.status_code = tracing::field::Empty,
     );
     if let Some(trace_id) = nanomuse_proto::telemetry::trace_id_of(&span) {
         eprintln!("{NAME}: trace {trace_id}");
     }
-    let reply = act(invocation).instrument(span).await;
+    let reply = act(invocation).instrument(span.clone()).await;
+    if reply.is_err() {
+        span.record("otel.status_code", "ERROR");
+    }
+    drop(span);
     // Flushes the spans before the process exits.
     drop(telemetry);
     reply

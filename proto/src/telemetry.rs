@@ -187,8 +187,9 @@ where
 pub fn trace_id_of(span: &Span) -> Option<String> {
     let context = span.context();
     let span_context = context.span().span_context().clone();
-    span_context
-        .is_valid()
+    // An unsampled trace (`OTEL_TRACES_SAMPLER=always_off`) is exported nowhere: its id would
+    // name nothing anyone can find.
+    (span_context.is_valid() && span_context.is_sampled())
         .then(|| span_context.trace_id().to_string())
 }
 
@@ -272,9 +273,31 @@ fn status_of<B>(response: &http::Response<B>) -> tonic::Code {
 
 fn record_status(span: &Span, code: tonic::Code) {
     span.record("rpc.grpc.status_code", code as i64);
-    if code != tonic::Code::Ok {
+    mark_if_fault(span, code);
+}
+
+/// Marks `span` an ERROR when `code` is a fault (see [`is_fault`]); the span must declare
+/// `otel.status_code`.
+pub fn mark_if_fault(span: &Span, code: tonic::Code) {
+    if is_fault(code) {
         span.record("otel.status_code", "ERROR");
     }
+}
+
+/// Whether a gRPC code is a fault rather than an answer: "not found" (a page a backend does
+/// not have open yet, which the controller opens), a refused argument or a stale listing is
+/// the call working as it should, and its span is not marked an error; the caller that fails
+/// because of it marks its own.
+pub fn is_fault(code: tonic::Code) -> bool {
+    !matches!(
+        code,
+        tonic::Code::Ok
+            | tonic::Code::NotFound
+            | tonic::Code::InvalidArgument
+            | tonic::Code::FailedPrecondition
+            | tonic::Code::AlreadyExists
+            | tonic::Code::OutOfRange
+    )
 }
 
 /// The service that was made ready, for a call that outlives `&mut self`; a fresh clone takes
