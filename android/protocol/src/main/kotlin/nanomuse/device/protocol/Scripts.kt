@@ -81,14 +81,21 @@ $js
     return 'the focused element (' + tag + ') does not take text';
   }
   if (el.disabled || el.readOnly) return 'the focused field is disabled or read-only';
+  let took = false;
   try {
     const value = Reflect.getOwnPropertyDescriptor(cls.prototype, 'value');
     value.set.call(el, text);
-    el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText', data: text}));
-    el.dispatchEvent(new Event('change', {bubbles: true}));
-    if (cls === HTMLSelectElement || value.get.call(el) === text) return null;
+    // Checked before the events: what the page's handlers then do to the value is theirs.
+    took = cls === HTMLSelectElement || value.get.call(el) === text;
+    if (took) {
+      el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText', data: text}));
+      el.dispatchEvent(new Event('change', {bubbles: true}));
+      return null;
+    }
   } catch (_) {
-    // The page patched what the setter path uses, or wrapped the field: trusted input below.
+    // The page patched what the setter path uses, or wrapped the field: trusted input below,
+    // unless its handlers already saw the value (a later event of ours failed).
+    if (took) return null;
   }
   try { el.select(); } catch (_) { /* typed at the caret */ }
   return {trusted: true};
