@@ -76,7 +76,13 @@ pub const LIST_JS: &str = r##"(args) => {
   const cut = (text, limit) => {
     if (text.length <= limit) return text;
     // Cut by code points so an emoji is never split in half.
-    return Array.from(text.slice(0, limit * 2)).slice(0, limit - 1).join('').trimEnd() + '…';
+    return [...text.slice(0, limit * 2)].slice(0, limit - 1).join('').trimEnd() + '…';
+  };
+  // The items of a DOM list: MooTools' Array.from ignores a mapping function.
+  const itemsOf = (list) => {
+    const items = [];
+    for (let i = 0; i < list.length; i += 1) items.push(list[i]);
+    return items;
   };
   const quoted = (text, limit) => '= ' + JSON.stringify(cut(text.replace(/\p{Cs}/gu, '\uFFFD'), limit));
 
@@ -325,7 +331,7 @@ pub const LIST_JS: &str = r##"(args) => {
     const sources = [
       () => el.getAttribute('aria-label'),
       () => textOfIds(el, el.getAttribute('aria-labelledby')),
-      () => (isField && el.labels ? Array.from(el.labels, (label) => labelText(label, el)).join(' ') : ''),
+      () => (isField && el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
       // A field's innerText is nothing useful (a <select>'s is every option).
       () => (isField ? '' : el.innerText),
       () => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'),
@@ -361,7 +367,7 @@ pub const LIST_JS: &str = r##"(args) => {
       const checked = tag === 'input' ? el.checked : el.getAttribute('aria-checked') === 'true';
       parts.push(checked ? '(checked)' : '(unchecked)');
     } else if (tag === 'select') {
-      const chosen = collapse(Array.from(el.selectedOptions, (option) => option.text).join(', '));
+      const chosen = collapse(itemsOf(el.selectedOptions).map((option) => option.text).join(', '));
       parts.push(chosen ? quoted(chosen, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && (el.type === 'password' || SECRET_AUTOCOMPLETE.test(el.autocomplete || ''))) {
       // Passwords go to the website, never through the model.

@@ -354,6 +354,7 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
             element(4, "button", "×", "", ""),
             element(5, "checkbox", "bread", "", "(unchecked)"),
             element(6, "button", "After broken", "", ""),
+            element(7, "input", "Quantity", "", "(empty)"),
         ]
     );
 

@@ -6,8 +6,11 @@
 //! completed" → gone. Prints a table of the apps (pass, or the step that failed and why).
 //!
 //! Python Playwright, doing the same with `fill`, `press` and `click` (tests/bench/
-//! todomvc_peer.py), passes 48 of the 62 apps here; the others lack files the package does not
-//! ship (bower_components) or load scripts from the network.
+//! todomvc_peer.py, run by tests/bench.sh), passes 52 of the 62 apps here, the same 52 as ours.
+//! The other ten fail for both: they lack files the package does not ship (jquery's
+//! bower_components), load scripts from the network (firebase-angular, mozart, sapui5, yui),
+//! were removed from the package (emberjs_require), or break on today's Chromium (montage and
+//! stapes at load, polymer counting a completed todo only with a native Object.observe).
 
 mod support;
 
@@ -28,10 +31,11 @@ use tonic::transport::Channel;
 type Tool = BrowserToolClient<Channel>;
 
 const TODO: &str = "buy milk";
-const FIELD: &str = "What needs to be done?";
+const FIELD_START: &str = "What needs to be ";
 
-/// Apps that pass now, measured on this corpus; the test fails when fewer pass.
-const PASS_FLOOR: usize = 48;
+/// Apps that pass now, measured on this corpus (every app Playwright passes); the test fails
+/// when fewer pass.
+const PASS_FLOOR: usize = 52;
 
 /// The corpus's folder: `$NANOMUSE_TODOMVC`, else where `tests/ensure-todomvc.sh` puts it.
 fn corpus() -> PathBuf {
@@ -244,11 +248,15 @@ async fn steps(
 ) -> Result<(), (&'static str, String)> {
     let navigate = Action::Navigate(NavigateAction { url });
     let reply = step(tool, thread, run, "input", navigate).await?;
-    let is_field = |e: &Element| e.kind.starts_with("input") && e.label == FIELD;
+    // Batman's says "What needs to be completed?".
+    let is_field = |e: &Element| e.kind.starts_with("input") && e.label.starts_with(FIELD_START);
     // Apps that load their parts one by one draw the field late.
     let field = look_for(tool, thread, run, "input", reply, LOOK_AGAIN, is_field)
         .await?
-        .ok_or(("input", format!("no field {FIELD:?} listed")))?;
+        .ok_or((
+            "input",
+            "no field \"What needs to be done?\" listed".to_string(),
+        ))?;
     let typed = Action::Type(TypeAction {
         n: field,
         text: TODO.into(),
@@ -342,6 +350,18 @@ async fn every_todomvc_app_of_the_corpus_takes_a_todo_completes_it_and_clears_it
     );
     controller.stop().await;
     worker.stop().await;
+    // For the benchmark's table of ours against Playwright (tests/bench/todomvc_peer.py --ours).
+    let table: serde_json::Map<String, serde_json::Value> = runs
+        .iter()
+        .map(|(app, run)| {
+            let (step, why) = run.failed.clone().unzip();
+            let row =
+                serde_json::json!({"pass": run.failed.is_none(), "failed": step, "error": why});
+            (app.clone(), row)
+        })
+        .collect();
+    let results = Path::new(env!("CARGO_TARGET_TMPDIR")).join("todomvc-ours.json");
+    std::fs::write(&results, serde_json::to_string_pretty(&table).unwrap()).unwrap();
 
     let listing_failures: Vec<_> = runs
         .iter()

@@ -138,8 +138,8 @@ const LISTING_NESTED: &str = r#"<!doctype html><html><head><title>Nested</title>
 /// What real apps do to a listing: a framework's handler on the box that holds the app, one
 /// over the whole page, todos whose checkboxes only their row names (one drawn transparent
 /// over its box, as dijit's), an icon button drawn by CSS, a focusable <div> drawn as
-/// pressable, and a page that breaks DOM methods (`document.querySelectorAll` replaced, an
-/// element whose geometry throws).
+/// pressable, and a page that breaks what a listing would use (`document.querySelectorAll` and
+/// `Array.from` replaced, an element whose geometry throws).
 const LISTING_ODD: &str = r#"<!doctype html><html><head><title>Odd</title>
 <style>
   .at { position: absolute; margin: 0; box-sizing: border-box; }
@@ -165,6 +165,8 @@ const LISTING_ODD: &str = r#"<!doctype html><html><head><title>Odd</title>
 <div class="at" tabindex="0" style="left:700px;top:10px;width:100px;height:30px;cursor:pointer">Tile</div>
 <div id="broken" class="at" style="left:700px;top:200px;width:100px;height:30px">Broken</div>
 <button class="at" style="left:700px;top:250px;width:100px;height:30px">After broken</button>
+<label class="at" for="qty" style="left:700px;top:300px">Quantity</label>
+<input class="at" id="qty" style="left:800px;top:300px;width:60px;height:30px">
 <script>
   document.getElementById('app').onclick = () => {};
   document.getElementById('overlay').onclick = () => {};
@@ -172,6 +174,8 @@ const LISTING_ODD: &str = r#"<!doctype html><html><head><title>Odd</title>
   broken.onclick = () => {};
   Object.defineProperty(broken, 'getBoundingClientRect', { value() { throw new TypeError('broken'); } });
   document.querySelectorAll = () => 42;
+  // MooTools' Array.from: no mapping function.
+  Array.from = (item) => [item];
 </script>
 </body></html>"#;
 
