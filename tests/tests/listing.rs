@@ -370,6 +370,28 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
     let (listing, _) = list(b, "p", "after", 50).await;
     assert_eq!(listing.elements[4].state, "(checked)");
 
+    // …and so by a finger on a phone profile (touch, not a mouse).
+    b.open(open_request("m", true)).await.unwrap();
+    b.navigate(NavigateRequest {
+        session: session("m"),
+        url: format!("http://{site}/listing-odd"),
+        timeout_ms: 0,
+    })
+    .await
+    .expect("navigate");
+    let (listing, _) = list(b, "m", "phone", 50).await;
+    let bread = listing.elements.iter().position(|e| e.label == "bread").unwrap();
+    let (x, y, _) = point(resolve(b, "m", "phone", bread as i64 + 1, true, false).await);
+    b.tap(TapRequest {
+        session: session("m"),
+        x,
+        y,
+    })
+    .await
+    .unwrap();
+    let (listing, _) = list(b, "m", "phone-after", 50).await;
+    assert_eq!(listing.elements[bread].state, "(checked)");
+
     // React 18 hangs a handler on its root container, which holds the form.
     open_at(b, "p", format!("http://{site}/fixtures/react.html")).await;
     let (listing, _) = list(b, "p", "react", 50).await;
