@@ -27,8 +27,8 @@ pub const LIST_JS: &str = r##"(args) => {
   const VALUE_LIMIT = 40;
   const HREF_LIMIT = 500;
 
-  // The DOM's own methods, called on the nodes, so a page that overrides them on its elements
-  // (or on the prototypes after this runs) does not change what is listed.
+  // The prototypes' own methods, called on the nodes, so a page that replaces them on its
+  // nodes (`document.querySelectorAll = …`) does not change what is listed.
   const QUERY_ALL = new Map([
     [9, Document.prototype.querySelectorAll],
     [11, DocumentFragment.prototype.querySelectorAll],

@@ -380,7 +380,11 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
     .await
     .expect("navigate");
     let (listing, _) = list(b, "m", "phone", 50).await;
-    let bread = listing.elements.iter().position(|e| e.label == "bread").unwrap();
+    let bread = listing
+        .elements
+        .iter()
+        .position(|e| e.label == "bread")
+        .unwrap();
     let (x, y, _) = point(resolve(b, "m", "phone", bread as i64 + 1, true, false).await);
     b.tap(TapRequest {
         session: session("m"),
