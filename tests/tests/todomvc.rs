@@ -167,7 +167,6 @@ async fn task(tool: &mut Tool, thread: &str, url: String) -> Run {
 }
 
 /// `wait 1`: a model's look again a second later.
-#[allow(clippy::needless_update, reason = "more ways to wait may come")]
 fn a_second() -> WaitAction {
     WaitAction {
         seconds: 1.0,
@@ -175,8 +174,9 @@ fn a_second() -> WaitAction {
     }
 }
 
-/// How long a step looks again for what it expects, as Playwright's auto-waiting does.
-const LOOK_AGAIN: Duration = Duration::from_secs(5);
+/// How long a step looks again for what it expects, as Playwright's auto-waiting does; room
+/// for a loaded machine, where an app that draws late can take several seconds.
+const LOOK_AGAIN: Duration = Duration::from_secs(8);
 
 /// Carries out `action`, noting a failed listing.
 async fn step(
