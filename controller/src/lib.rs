@@ -121,6 +121,10 @@ pub async fn run_with_local(
         controller: controller.clone(),
         tenants,
         shutdown: shutdown.clone(),
+        allowed: Arc::new(http::guard::AllowedHosts::new(
+            address,
+            &config.controller.http_hosts,
+        )),
     }));
     // One port: gRPC's routes are its services' paths, everything else is HTTP.
     let app = tonic::service::Routes::from(api.merge(nanomuse_proto::metrics::router()))
