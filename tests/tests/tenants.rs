@@ -336,14 +336,14 @@ fn act_answer(result: Result<ActReply, tonic::Status>, ids: &Ids) -> String {
     let masked = |text: &str| {
         let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with("date: ")).collect();
         let text = ids.mask(&lines.join("\n"));
-        // Hold ids are numbered across tenants: `h17` and `h18` say the same here.
+        // Each new hold has a random id of its own: two such say the same here.
         text.split(' ')
             .map(|word| match word.strip_prefix("(h") {
                 Some(rest)
                     if rest
                         .trim_end_matches(':')
                         .chars()
-                        .all(|c| c.is_ascii_digit()) =>
+                        .all(|c| c.is_ascii_hexdigit()) =>
                 {
                     "(h…:"
                 }
