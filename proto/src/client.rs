@@ -78,16 +78,26 @@ impl GrpcBackend {
     }
 }
 
-/// The reason of an HTTP/2 reset of this call's stream alone, when that is the cause of
-/// `status`; `None` for a connection that failed (GOAWAY, I/O) or any other cause.
+/// The reason of an HTTP/2 reset of this call's stream alone for what it carried (a reply too
+/// large or malformed), when that is the cause of `status`; `None` for a connection that failed
+/// (GOAWAY, I/O), a stream refused or cancelled (the other end going away: the op may not have
+/// run, as for a failed connection) or any other cause.
 fn stream_reset(status: &tonic::Status) -> Option<String> {
+    use h2::Reason;
     let mut source = std::error::Error::source(status);
     while let Some(cause) = source {
         if let Some(h2) = cause.downcast_ref::<h2::Error>() {
-            return (h2.is_reset() && !h2.is_go_away() && !h2.is_io()).then(|| {
-                h2.reason()
-                    .map_or_else(|| h2.to_string(), |r| r.to_string())
-            });
+            let reason = h2.reason()?;
+            let this_call = matches!(
+                reason,
+                Reason::PROTOCOL_ERROR
+                    | Reason::INTERNAL_ERROR
+                    | Reason::FRAME_SIZE_ERROR
+                    | Reason::COMPRESSION_ERROR
+                    | Reason::ENHANCE_YOUR_CALM
+            );
+            return (h2.is_reset() && !h2.is_go_away() && !h2.is_io() && this_call)
+                .then(|| reason.to_string());
         }
         source = cause.source();
     }
