@@ -460,7 +460,11 @@ impl Controller {
             ControllerError::NotFound(if frame_id.is_empty() {
                 format!("thread {thread:?} has no frame yet")
             } else {
-                format!("no frame {frame_id:?} of thread {thread:?} (a thread keeps its last 12)")
+                format!(
+                    "no frame {frame_id:?} of thread {thread:?}: a thread keeps its last 12, and \
+                     a picture still being taken when the controller stopped was never made \
+                     (take a screenshot for a new one)"
+                )
             })
         })
     }

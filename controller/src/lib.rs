@@ -10,6 +10,7 @@ pub mod config;
 pub mod devices;
 pub mod error;
 pub mod frames;
+mod group_commit;
 pub mod holds;
 pub mod http;
 pub mod listing;

@@ -126,6 +126,7 @@ pub trait Store: Send + Sync + 'static {
 
 pub struct SledStore {
     db: sled::Db,
+    commits: crate::group_commit::GroupCommit,
     threads: sled::Tree,
     listings: sled::Tree,
     frames: sled::Tree,
@@ -195,6 +196,7 @@ impl SledStore {
             placements: db.open_tree("placements")?,
             parked: db.open_tree("parked")?,
             db,
+            commits: Default::default(),
         })
     }
 }
@@ -419,12 +421,21 @@ impl Store for SledStore {
 
     async fn flush(&self) -> Result<()> {
         // sled's `flush_async` can wait forever when flushes overlap; its blocking flush,
-        // off the runtime's threads, does not.
-        let db = self.db.clone();
-        tokio::task::spawn_blocking(move || db.flush())
+        // off the runtime's threads, does not. Writers waiting meanwhile share the next one.
+        let flush = || {
+            let db = self.db.clone();
+            async move {
+                match tokio::task::spawn_blocking(move || db.flush()).await {
+                    Ok(Ok(_)) => Ok(()),
+                    Ok(Err(error)) => Err(format!("flushing the store: {error}")),
+                    Err(error) => Err(format!("flush task failed: {error}")),
+                }
+            }
+        };
+        self.commits
+            .flush(flush)
             .await
-            .map_err(|e| ControllerError::Store(format!("flush task failed: {e}")))??;
-        Ok(())
+            .map_err(ControllerError::Store)
     }
 }
 

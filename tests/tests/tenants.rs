@@ -309,7 +309,7 @@ fn action_of(name: &str, site: SocketAddr) -> Action {
         }),
         "scroll" => Action::Scroll(ScrollAction { dy: 200.0 }),
         "back" => Action::Back(BackAction {}),
-        "wait" => Action::Wait(WaitAction { seconds: 0.0 }),
+        "wait" => Action::Wait(WaitAction::default()),
         "screenshot" => Action::Screenshot(ScreenshotAction {}),
         "fetch" => Action::Fetch(FetchAction {
             url: format!("http://{site}/echo-cookies"),
@@ -1068,6 +1068,7 @@ async fn workers_gateway_and_registry_take_calls_only_with_the_hop_secret() {
                 DrainRequest {
                     name: "w1".into(),
                     budget_ms: 1_000,
+                    ..Default::default()
                 },
                 secret,
             ))

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use chromiumoxide::Browser;
 use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
 
 use crate::cdp::{self, SideChannel};
 use crate::error::Result;
@@ -54,7 +55,18 @@ impl CookieSnapshots {
             return Ok(());
         }
         let temporary = self.path.with_extension("json.tmp");
-        tokio::fs::write(&temporary, &cookies).await?;
+        // Session cookies are credentials: readable by the worker alone, as Chromium keeps
+        // its own cookie store.
+        let mut file = tokio::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&temporary)
+            .await?;
+        file.write_all(&cookies).await?;
+        file.sync_all().await?;
+        drop(file);
         tokio::fs::rename(&temporary, &self.path).await?;
         *last_written = Some(digest);
         Ok(())

@@ -230,6 +230,8 @@ impl Ctx<'_> {
         let listing = Listing::from_page(&id, value).map_err(ControllerError::Store)?;
         self.store
             .put_listing(self.tenant, self.thread, Some(&listing))?;
+        // The reply hands out these numbers: a `click n` after a crash must find them.
+        self.store.flush().await?;
         Ok(listing)
     }
 
