@@ -472,8 +472,9 @@ impl Controller {
 
 fn bad_backend(backend: &str) -> ControllerError {
     ControllerError::InvalidArgument(format!(
-        "backend {backend:?} is not one of auto, playwright (the server's browser) or device \
-         (the phone's)"
+        "backend {:?} is not one of auto, playwright (the server's browser) or device \
+         (the phone's)",
+        nanomuse_proto::limits::excerpt(backend)
     ))
 }
 

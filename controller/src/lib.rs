@@ -138,6 +138,7 @@ pub async fn run_with_local(
         .add_service(WorkerRegistryServer::new(registry))
         .into_axum_router()
         .fallback(http::not_found)
+        .layer(axum::middleware::from_fn(http::guard::grpc_over_http2_only))
         .layer(nanomuse_proto::telemetry::ServerTraceLayer);
     tracing::info!(%address, "controller serving gRPC and HTTP");
     let listener = listener.tap_io(|stream| {

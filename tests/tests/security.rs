@@ -4,8 +4,8 @@
 //! - `fetch` cookies: a response from one host (an attacker on 127.0.0.2) cannot plant a cookie
 //!   for another (`localhost`, the victim's site), and a public-suffix `Domain` is refused;
 //! - the embedded server refuses a foreign `Host` and `Origin` and a state change without a
-//!   JSON body, sends the card with its CSP and `nosniff`, and names holds and frames with ids
-//!   nobody can guess;
+//!   JSON body, sends the card with its CSP and `nosniff`, names holds and frames with ids
+//!   nobody can guess, and takes gRPC over HTTP/2 only (a page's fetch is HTTP/1);
 //! - one tenant's 1 MiB URL leaves another tenant's action on the same worker untouched, and a
 //!   URL over 2 MiB is refused before any backend;
 //! - an imported profile whose tar holds a symlink out of the profile is refused whole;
@@ -375,6 +375,55 @@ async fn the_server_refuses_foreign_hosts_origins_and_blind_state_changes() {
     )
     .await;
     assert_eq!(status, 200, "{body}");
+    controller.stop().await;
+    worker.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_grpc_call_over_http1_is_refused_so_a_rebound_page_cannot_act() {
+    use prost::Message as _;
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (controller, worker) = controller_with_worker(dir.path(), |_| {}).await;
+    // What a page's fetch can send once its name resolves to 127.0.0.1: HTTP/1.1, a gRPC
+    // content type, a framed ActRequest.
+    let request = ActRequest {
+        thread: "rebound".into(),
+        action: Some(navigate(format!("http://{site}/page"))),
+        ..Default::default()
+    };
+    let message = request.encode_to_vec();
+    let mut body = vec![0u8];
+    body.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    body.extend_from_slice(&message);
+    let host = format!("127.0.0.1:{}", controller.address.port());
+    let response = reqwest::Client::new()
+        .post(format!(
+            "http://{}/nanomuse.browser.v1.BrowserTool/Act",
+            controller.address
+        ))
+        .header("host", &host)
+        .header("content-type", "application/grpc")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.version(), reqwest::Version::HTTP_11);
+    assert_eq!(response.status(), 403, "gRPC over HTTP/1 answered");
+    let (_, _, state) = http(controller.address, "GET", "/api/state", &[], None).await;
+    assert!(thread_names(&state).is_empty(), "the page acted: {state}");
+    // gRPC itself, over HTTP/2, is served as ever.
+    let mut tool = controller.tool().await;
+    act(
+        &mut tool,
+        None,
+        "t",
+        "",
+        navigate(format!("http://{site}/page")),
+    )
+    .await
+    .unwrap();
     controller.stop().await;
     worker.stop().await;
 }

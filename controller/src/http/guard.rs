@@ -12,8 +12,10 @@
 //!   only after a CORS preflight, which this server never answers, so no form, `<img>` or
 //!   `no-cors` fetch changes anything here.
 //!
-//! gRPC and `/metrics` do not pass it: neither is reachable from a page (gRPC needs HTTP/2
-//! trailers and `content-type: application/grpc`), and Prometheus scrapes by address.
+//! gRPC and `/metrics` do not pass it: Prometheus scrapes by address, and gRPC clients name the
+//! deployment's own names. gRPC is kept from pages another way ([`grpc_over_http2_only`]): a
+//! browser speaks HTTP/2 over TLS only, never to a plaintext port like this one, so a gRPC call
+//! over HTTP/1 (a rebound page's `fetch` with a framed body) is refused before any service.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -194,6 +196,28 @@ pub async fn check_browser_request(
         HeaderValue::from_static("nosniff"),
     );
     response
+}
+
+/// Refuses a gRPC call (`content-type: application/grpc…`) that does not come over HTTP/2:
+/// gRPC clients always use HTTP/2, and a browser cannot speak it to a plaintext server, so
+/// what comes over HTTP/1 is a page's request (DNS rebinding) posing as a client. Applied to
+/// the whole port, gRPC services included.
+pub async fn grpc_over_http2_only(request: Request, next: Next) -> Response {
+    let grpc = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/grpc"));
+    if grpc && request.version() != axum::http::Version::HTTP_2 {
+        tracing::warn!(version = ?request.version(), "gRPC over HTTP/1 refused");
+        return ControllerError::PermissionDenied(
+            "gRPC is served over HTTP/2 only; this request came over HTTP/1, as a web page's \
+             does"
+                .into(),
+        )
+        .into_response();
+    }
+    next.run(request).await
 }
 
 /// `router` with every route behind [`check_browser_request`]: how [`super::router`] and the

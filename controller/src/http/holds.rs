@@ -150,7 +150,8 @@ pub async fn control(
         "handed_back" => holds.hand_back(&tenant, &thread).await?,
         other => {
             return Err(ControllerError::InvalidArgument(format!(
-                "unknown control action {other:?}: use \"take_over\" or \"handed_back\""
+                "unknown control action {:?}: use \"take_over\" or \"handed_back\"",
+                nanomuse_proto::limits::excerpt(other)
             )));
         }
     };
