@@ -478,13 +478,18 @@ fn wants_json(args: &[String]) -> bool {
 /// way to the help.
 fn usage_message(error: &clap::Error) -> String {
     let rendered = error.render().to_string();
-    let first = rendered
+    // What clap says before its usage block, e.g. "the following required arguments were not
+    // provided: <DY>", on one line.
+    let said: Vec<&str> = rendered
         .lines()
         .map(str::trim)
-        .find(|line| !line.is_empty())
-        .unwrap_or("bad usage");
-    let first = first.strip_prefix("error: ").unwrap_or(first);
-    format!("{first} (see `{NAME} --help`)")
+        .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more information"))
+        .filter(|line| !line.is_empty())
+        .collect();
+    let said = said.join(" ");
+    let said = said.strip_prefix("error: ").unwrap_or(&said);
+    let said = if said.is_empty() { "bad usage" } else { said };
+    format!("{said} (see `{NAME} --help`)")
 }
 
 /// The digest of `token` (or of standard input's first line) as a token file keeps it.

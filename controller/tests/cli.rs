@@ -173,6 +173,7 @@ fn every_failure_is_one_json_object(server: &str) {
         (&["wait", "16"], 1, "0 to 15 seconds"),
         (&["wait", "soon"], 2, "`soon` is not a number"),
         (&["click"], 2, "required"),
+        (&["scroll"], 2, "<DY>"),
         (&["navigate"], 2, "required"),
         (&["frobnicate"], 2, "frobnicate"),
         (&["profile"], 2, "required"),

@@ -77,15 +77,13 @@ impl ChromiumBackend {
             }
             other => other,
         };
-        let cookies = page.cookies.clone();
-        let save = async move {
-            if let Err(error) = cookies.save().await {
-                tracing::warn!(%error, "cookie snapshot failed");
-            }
-        };
         match changes {
-            Changes::Cookies => save.await,
-            Changes::Page => drop(tokio::spawn(save)),
+            Changes::Cookies => {
+                if let Err(error) = page.cookies.save().await {
+                    tracing::warn!(%error, "cookie snapshot failed");
+                }
+            }
+            Changes::Page => page.cookies.save_soon(),
             Changes::Nothing => {}
         }
         outcome.map_err(|error| {
