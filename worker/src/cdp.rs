@@ -17,6 +17,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
+use tracing::Instrument;
 
 use crate::error::{Result, WorkerError};
 
@@ -58,15 +59,22 @@ fn refused(method: &str, error: chromiumoxide::error::CdpError) -> WorkerError {
 /// scripts only while Page is enabled on that session. Ops use [`crate::page::PageHandle::cdp`].
 pub async fn call_page(page: &Page, method: &'static str, params: Value) -> Result<Value> {
     page.execute(Untyped { method, params })
+        .instrument(span(method))
         .await
         .map(|response| response.result)
         .map_err(|e| refused(method, e))
+}
+
+/// The span of one CDP command: its method only, since parameters can hold typed text.
+fn span(method: &str) -> tracing::Span {
+    tracing::info_span!("cdp", otel.name = method)
 }
 
 /// Sends `method` with `params` to the browser itself (no target session).
 pub async fn call_browser(browser: &Browser, method: &'static str, params: Value) -> Result<Value> {
     browser
         .execute(Untyped { method, params })
+        .instrument(span(method))
         .await
         .map(|response| response.result)
         .map_err(|e| refused(method, e))
@@ -150,7 +158,9 @@ impl SideChannel {
 
     /// Sends `method` on `session` (a flat session id) or to the browser when `None`.
     pub async fn call(&self, session: Option<&str>, method: &str, params: Value) -> Result<Value> {
-        self.send(session, method, params)?.reply().await
+        async { self.send(session, method, params)?.reply().await }
+            .instrument(span(method))
+            .await
     }
 
     /// Sends `commands` back to back on `session`, then waits for all their replies. Chromium
@@ -159,10 +169,14 @@ impl SideChannel {
     pub async fn call_in_order(&self, session: &str, commands: &[(&str, Value)]) -> Result<()> {
         let sent = commands
             .iter()
-            .map(|(method, params)| self.send(Some(session), method, params.clone()))
+            .map(|(method, params)| {
+                let span = span(method);
+                self.send(Some(session), method, params.clone())
+                    .map(|sent| (sent, span))
+            })
             .collect::<Result<Vec<_>>>()?;
-        for command in sent {
-            command.reply().await?;
+        for (command, span) in sent {
+            command.reply().instrument(span).await?;
         }
         Ok(())
     }

@@ -10,7 +10,6 @@ use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::watch;
-use tracing::Instrument;
 
 use crate::cdp::{self, SideChannel};
 use crate::cookies::CookieSnapshots;
@@ -226,21 +225,15 @@ impl PageHandle {
 
     /// Sends a command to the page, on our side-channel session.
     pub async fn cdp(&self, method: &str, params: Value) -> Result<Value> {
-        // Only the method goes into the span: parameters can hold typed text.
         self.side
             .call(Some(&self.side_session), method, params)
-            .instrument(tracing::info_span!("cdp", otel.name = method))
             .await
     }
 
     /// Sends `commands` to the page back to back and waits for all (see
     /// [`SideChannel::call_in_order`]): the events of one input, so it takes one frame.
     pub async fn cdp_in_order(&self, commands: &[(&str, Value)]) -> Result<()> {
-        let methods: Vec<&str> = commands.iter().map(|(method, _)| *method).collect();
-        self.side
-            .call_in_order(&self.side_session, commands)
-            .instrument(tracing::info_span!("cdp", otel.name = methods.join(" + ")))
-            .await
+        self.side.call_in_order(&self.side_session, commands).await
     }
 
     /// Closes the page's target.

@@ -154,10 +154,6 @@ fn not_listed(n: i64, count: usize) -> String {
             "element {n} is not in the last listing, which has no elements in view: scroll, \
              wait or navigate, then use the numbers the new listing gives"
         ),
-        _ if n < 1 => format!(
-            "there is no element {n}: element numbers start at 1, and the last listing numbers \
-             1 to {count}"
-        ),
         _ => format!("element {n} is not in the last listing, which numbers 1 to {count}"),
     }
 }
