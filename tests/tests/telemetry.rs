@@ -561,24 +561,32 @@ async fn one_trace_per_click_on_either_backend_without_secrets_and_metrics_on_ea
     );
 
     // `nanomuse-browser --trace` starts the trace itself and says its id.
-    let cli = tokio::process::Command::new(built_binary("nanomuse-browser"))
-        .args(["--server", &format!("http://{controller_address}")])
-        .args(["--thread", "t-worker", "--trace", "extract"])
-        .env(
-            "OTEL_EXPORTER_OTLP_ENDPOINT",
-            format!("http://{collector_address}"),
-        )
-        .output()
-        .await
-        .unwrap();
-    let said = String::from_utf8_lossy(&cli.stderr);
-    assert!(cli.status.success(), "{said}");
-    let cli_trace = said
-        .lines()
-        .find_map(|line| line.strip_prefix("nanomuse-browser: trace "))
-        .unwrap_or_else(|| panic!("no trace id on stderr: {said}"))
-        .trim()
-        .to_string();
+    let traced = |action: &'static [&'static str], sampler: Option<&'static str>| {
+        let mut command = tokio::process::Command::new(built_binary("nanomuse-browser"));
+        command
+            .args(["--server", &format!("http://{controller_address}")])
+            .args(["--thread", "t-worker", "--trace"])
+            .args(action)
+            .env(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("http://{collector_address}"),
+            );
+        if let Some(sampler) = sampler {
+            command.env("OTEL_TRACES_SAMPLER", sampler);
+        }
+        async move {
+            let output = command.output().await.unwrap();
+            let said = String::from_utf8_lossy(&output.stderr).to_string();
+            let trace = said
+                .lines()
+                .find_map(|line| line.strip_prefix("nanomuse-browser: trace "))
+                .map(|id| id.trim().to_string());
+            (output.status.code(), trace, said)
+        }
+    };
+    let (code, trace, said) = traced(&["extract"], None).await;
+    assert_eq!(code, Some(0), "{said}");
+    let cli_trace = trace.unwrap_or_else(|| panic!("no trace id on stderr: {said}"));
     let spans = collector
         .trace(&cli_trace, |spans| {
             has(spans, "nanomuse-browser", "nanomuse-browser extract")
@@ -648,24 +656,9 @@ async fn one_trace_per_click_on_either_backend_without_secrets_and_metrics_on_ea
     }
 
     // The CLI's span fails with its action; an unsampled trace has no id to print.
-    let failed = tokio::process::Command::new(built_binary("nanomuse-browser"))
-        .args(["--server", &format!("http://{controller_address}")])
-        .args(["--thread", "t-worker", "--trace", "click", "999"])
-        .env(
-            "OTEL_EXPORTER_OTLP_ENDPOINT",
-            format!("http://{collector_address}"),
-        )
-        .output()
-        .await
-        .unwrap();
-    let said = String::from_utf8_lossy(&failed.stderr);
-    assert_eq!(failed.status.code(), Some(1), "{said}");
-    let failed_trace = said
-        .lines()
-        .find_map(|line| line.strip_prefix("nanomuse-browser: trace "))
-        .unwrap_or_else(|| panic!("no trace id on stderr: {said}"))
-        .trim()
-        .to_string();
+    let (code, trace, said) = traced(&["click", "999"], None).await;
+    assert_eq!(code, Some(1), "{said}");
+    let failed_trace = trace.unwrap_or_else(|| panic!("no trace id on stderr: {said}"));
     let spans = collector
         .trace(&failed_trace, |spans| {
             has(spans, "nanomuse-browser", "nanomuse-browser click")
@@ -679,20 +672,9 @@ async fn one_trace_per_click_on_either_backend_without_secrets_and_metrics_on_ea
         is_error(root),
         "the CLI's span of a failed click is an ERROR"
     );
-    let unsampled = tokio::process::Command::new(built_binary("nanomuse-browser"))
-        .args(["--server", &format!("http://{controller_address}")])
-        .args(["--thread", "t-worker", "--trace", "state"])
-        .env(
-            "OTEL_EXPORTER_OTLP_ENDPOINT",
-            format!("http://{collector_address}"),
-        )
-        .env("OTEL_TRACES_SAMPLER", "always_off")
-        .output()
-        .await
-        .unwrap();
-    let said = String::from_utf8_lossy(&unsampled.stderr);
-    assert!(unsampled.status.success(), "{said}");
-    assert!(!said.contains("trace "), "an unsampled trace's id: {said}");
+    let (code, trace, said) = traced(&["state"], Some("always_off")).await;
+    assert_eq!(code, Some(0), "{said}");
+    assert_eq!(trace, None, "an unsampled trace's id: {said}");
 
     // Metrics of each service, with no thread, tenant or URL in a label.
     let controller_metrics = scrape(controller_address).await;
