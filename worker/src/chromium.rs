@@ -76,10 +76,13 @@ pub async fn start(executable: &Path, profile_dir: &Path, flags: &[&str]) -> Res
         command.args(["--pdeathsig", "KILL", "--"]).arg(executable);
         command
     } else {
-        tracing::warn!(
-            "setpriv not found: a Chromium outlives a worker that is killed outright (until the \
-             next start of its profile ends it)"
-        );
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            tracing::warn!(
+                "setpriv not found: a Chromium outlives a worker that is killed outright (until \
+                 the next start of its profile ends it)"
+            );
+        });
         Command::new(executable)
     };
     command
