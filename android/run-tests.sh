@@ -4,9 +4,6 @@
 # `kotlin-compiler`, cached under android/.kotlin/ (not committed).
 #
 #   android/run-tests.sh [FILTER]     FILTER: run only the cases whose name contains it
-#   android/run-tests.sh --phone URL DEVICE_ID TOKEN
-#                                     runs the client with a fake browser against a gateway
-#                                     (for the gateway's own tests: see FakePhone.kt)
 #   android/run-tests.sh --cdp-phone URL DEVICE_ID TOKEN
 #                                     the phone program: the client with a real headless
 #                                     Chromium over CDP (android/run-phone.sh; see Phone.kt)
@@ -73,10 +70,6 @@ if [[ -z "${DEVICE_GATEWAY_BIN:-}" && -x "$here/../target/debug/device-gateway" 
   export DEVICE_GATEWAY_BIN="$here/../target/debug/device-gateway"
 fi
 
-if [[ "${1:-}" == "--phone" ]]; then
-  shift
-  exec java -cp "$out/classes:$stdlib" nanomuse.device.protocol.FakePhone "$@"
-fi
 if [[ "${1:-}" == "--cdp-phone" ]]; then
   shift
   exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$out/classes:$stdlib" \
