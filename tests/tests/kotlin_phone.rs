@@ -169,3 +169,95 @@ async fn the_kotlin_phone_carries_out_ops_sent_through_the_real_gateway_on_a_rea
     shutdown.cancel();
     gateway.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn the_kotlin_phone_keeps_one_tab_fetches_downloads_itself_and_keeps_its_cookies_when_killed()
+{
+    support::logs();
+    let site = support::serve_site().await;
+    let mut config = GatewayConfig::default();
+    config.device_tokens.insert(TOKEN.into(), "acme".into());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let shutdown = CancellationToken::new();
+    let gateway = tokio::spawn(nanomuse_device_gateway::run(
+        config,
+        listener,
+        shutdown.clone(),
+    ));
+    let backend = GrpcBackend::connect(format!("http://{address}"))
+        .await
+        .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let phone = KotlinPhone::connect_in(address, "kotlin-phone", TOKEN, Some(state.path())).await;
+    let session = Some(Session::new("acme", "default", "thread-k"));
+    backend
+        .open(OpenRequest {
+            session: session.clone(),
+            mobile: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let navigate = |path: &str| NavigateRequest {
+        session: session.clone(),
+        url: format!("http://{site}{path}"),
+        timeout_ms: 0,
+    };
+
+    // One tab: a target=_blank link and window.open load in the page itself.
+    for ((x, y), lands_on) in [
+        ((50.0, 25.0), "/second"),
+        ((50.0, 75.0), "/second?via=open"),
+    ] {
+        backend.navigate(navigate("/popups")).await.unwrap();
+        backend
+            .tap(TapRequest {
+                session: session.clone(),
+                x,
+                y,
+            })
+            .await
+            .unwrap();
+        let settled = backend
+            .settle(SettleRequest {
+                session: session.clone(),
+                timeout_ms: 10_000,
+            })
+            .await
+            .unwrap();
+        assert!(settled.settled);
+        let page = backend
+            .state(StateRequest {
+                session: session.clone(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(page.url, format!("http://{site}{lands_on}"));
+    }
+
+    // A navigation that is a file: the phone fetches it itself into its downloads.
+    let download = backend.navigate(navigate("/download")).await.unwrap();
+    assert_eq!(download.download, "report.txt");
+    let saved = std::fs::read_to_string(state.path().join("downloads/report.txt")).unwrap();
+    assert_eq!(saved, "quarterly numbers\n");
+
+    // Cookies a page set are flushed after its load: a phone killed right after keeps the
+    // persistent one (the session cookie goes with the app, as on a phone).
+    backend.navigate(navigate("/set-cookies")).await.unwrap();
+    phone.kill().await;
+    let phone = KotlinPhone::connect_in(address, "kotlin-phone", TOKEN, Some(state.path())).await;
+    let fetched = backend
+        .fetch(FetchRequest {
+            session: session.clone(),
+            url: format!("http://{site}/echo-cookies"),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&fetched.body), "persistent=kept");
+
+    phone.stop().await;
+    shutdown.cancel();
+    gateway.await.unwrap().unwrap();
+}

@@ -4,7 +4,7 @@
 //! status, hold and change of control) and plays the user's hand on its standard input.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -18,7 +18,8 @@ const START_WITHIN: Duration = Duration::from_secs(240);
 pub struct KotlinPhone {
     child: Child,
     lines: Lines<BufReader<ChildStdout>>,
-    _state: tempfile::TempDir,
+    /// The phone's own folder, when the test did not give one.
+    _state: Option<tempfile::TempDir>,
 }
 
 /// A hold notice as the phone printed it: `hold <state> <id> [reason]`.
@@ -32,7 +33,17 @@ pub struct HoldLine {
 impl KotlinPhone {
     /// Starts the phone against `gateway` and waits until the gateway has welcomed it.
     pub async fn connect(gateway: SocketAddr, device_id: &str, token: &str) -> Self {
-        let mut phone = Self::start(gateway, device_id, token);
+        Self::connect_in(gateway, device_id, token, None).await
+    }
+
+    /// [`Self::connect`] with what the phone keeps (flushed cookies, downloads) in `state`.
+    pub async fn connect_in(
+        gateway: SocketAddr,
+        device_id: &str,
+        token: &str,
+        state: Option<&Path>,
+    ) -> Self {
+        let mut phone = Self::start(gateway, device_id, token, state);
         tokio::time::timeout(START_WITHIN, phone.until("phone CONNECTED"))
             .await
             .expect("the Kotlin phone connects within 240 s");
@@ -40,12 +51,16 @@ impl KotlinPhone {
     }
 
     /// Starts the phone without waiting for anything.
-    pub fn start(gateway: SocketAddr, device_id: &str, token: &str) -> Self {
+    pub fn start(gateway: SocketAddr, device_id: &str, token: &str, state: Option<&Path>) -> Self {
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../android/run-phone.sh");
-        let state = tempfile::tempdir().unwrap();
+        let own = state.is_none().then(|| tempfile::tempdir().unwrap());
+        let folder = state.map_or_else(
+            || own.as_ref().unwrap().path().to_path_buf(),
+            Path::to_path_buf,
+        );
         let mut child = tokio::process::Command::new(script)
             .args([&format!("ws://{gateway}/device"), device_id, token])
-            .env("NANOMUSE_PHONE_STATE", state.path())
+            .env("NANOMUSE_PHONE_STATE", folder)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .kill_on_drop(true)
@@ -55,7 +70,7 @@ impl KotlinPhone {
         Self {
             child,
             lines,
-            _state: state,
+            _state: own,
         }
     }
 
@@ -98,6 +113,11 @@ impl KotlinPhone {
     /// The user presses Done on the phone.
     pub async fn hand_back(&mut self) {
         self.say("handed_back").await;
+    }
+
+    /// The app is killed (SIGKILL): no clean close of anything; its Chromium dies with it.
+    pub async fn kill(mut self) {
+        self.child.kill().await.unwrap();
     }
 
     /// The app closes: its socket with 1000, its browser cleanly.

@@ -64,6 +64,8 @@ class CdpBrowser(
     private val cdp = chromium.connection
     private val fetcher = Fetcher(this)
     private val lock = Any()
+    /** Downloads being fetched, by URL (see [download]). */
+    private val fetching = ConcurrentHashMap<String, CompletableFuture<String>>()
 
     @Volatile private var page: Page? = null
     @Volatile private var profile = Profile("", Profile.MOBILE_WIDTH, Profile.MOBILE_HEIGHT, true)
@@ -116,7 +118,8 @@ class CdpBrowser(
         val error = reply["errorText"] as? String
         if (error != null) {
             if (reply["isDownload"] == true) {
-                return Navigation(pageInfo(page), 0, fetcher.download(url, downloads))
+                val name = await(download(url), DOWNLOAD_TIMEOUT_MS) { BrowserException.timeout("the download of $url timed out after $DOWNLOAD_TIMEOUT_MS ms") }
+                return Navigation(pageInfo(page), 0, name)
             }
             // The worker's words: a WebView's onPageFinished never comes for a 204.
             if (error == "net::ERR_ABORTED") {
@@ -597,16 +600,27 @@ class CdpBrowser(
         }
     }
 
-    /** A download a tap started: the phone fetches it itself (DeviceBrowser.download). */
+    /** A download a tap or a navigation started (Browser.downloadWillBegin). */
     private fun downloadStarted(params: Map<String, Any?>) {
         val url = params["url"] as? String ?: return
-        Thread({
-            try {
-                fetcher.download(url, downloads)
-            } catch (e: Exception) {
-                System.err.println("phone: the download of $url failed: ${e.message}")
-            }
-        }, "phone-download").apply { isDaemon = true }.start()
+        download(url).exceptionally { e ->
+            System.err.println("phone: the download of $url failed: ${(e.cause ?: e).message}")
+            null
+        }
+    }
+
+    /**
+     * The phone fetches a download itself with the page's cookies (DeviceBrowser.download:
+     * DownloadListener only reports it). Chromium both answers the navigation `isDownload` and
+     * sends downloadWillBegin: the one fetch they share is kept for [DOWNLOAD_KEPT_MS].
+     */
+    private fun download(url: String): CompletableFuture<String> = fetching.computeIfAbsent(url) {
+        CompletableFuture.supplyAsync { fetcher.download(url, downloads) }.whenComplete { _, _ ->
+            Thread({
+                Thread.sleep(DOWNLOAD_KEPT_MS)
+                fetching.remove(url)
+            }, "phone-download-done").apply { isDaemon = true }.start()
+        }
     }
 
     /** onRenderProcessGone: the page is unusable; a new one loads the last URL. */
@@ -644,6 +658,8 @@ class CdpBrowser(
         private const val EVALUATE_TIMEOUT_MS = 30_000L
         private const val DEFAULT_TIMEOUT_MS = 30_000L
         private const val TAP_MS = 50L
+        private const val DOWNLOAD_TIMEOUT_MS = 600_000L
+        private const val DOWNLOAD_KEPT_MS = 10_000L
         private const val POLL_MS = 100L
         private const val QUIET_MS = 500L
         private const val ANY_LOAD = ""

@@ -59,9 +59,13 @@ class Chromium private constructor(
             "--hide-scrollbars",
         )
 
-        /** Starts [executable] (Debian's chromium unless given) and connects to it. */
-        fun launch(executable: String = System.getenv("CHROMIUM") ?: "/usr/bin/chromium"): Chromium {
-            val profileDir = Files.createTempDirectory("nanomuse-phone-browser-").toFile()
+        /**
+         * Starts [executable] (Debian's chromium unless given) on a fresh profile in [profile]
+         * (emptied first; a temporary folder when null) and connects to it.
+         */
+        fun launch(profile: File? = null, executable: String = System.getenv("CHROMIUM") ?: "/usr/bin/chromium"): Chromium {
+            val profileDir = profile?.apply { deleteRecursively(); mkdirs() }
+                ?: Files.createTempDirectory("nanomuse-phone-browser-").toFile()
             val command = mutableListOf<String>()
             if (File("/usr/bin/setpriv").canExecute()) command += listOf("/usr/bin/setpriv", "--pdeathsig", "KILL", "--")
             command += executable

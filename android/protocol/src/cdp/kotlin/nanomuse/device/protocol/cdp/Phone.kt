@@ -20,7 +20,8 @@ import kotlin.system.exitProcess
  * its standard input closes or it is killed.
  *
  * NANOMUSE_PHONE_STATE names a folder for what the phone keeps (its flushed cookies, its
- * downloads); by default a fresh temporary one. CHROMIUM names the browser.
+ * downloads) and its browser's profile, made afresh at every start; by default a temporary
+ * one. CHROMIUM names the browser.
  */
 object Phone {
     @JvmStatic
@@ -30,11 +31,11 @@ object Phone {
             exitProcess(2)
         }
         val (url, deviceId, token) = args
-        val state = System.getenv("NANOMUSE_PHONE_STATE")?.let(::File)
-            ?: kotlin.io.path.createTempDirectory("nanomuse-phone-").toFile().also { it.deleteOnExit() }
+        val given = System.getenv("NANOMUSE_PHONE_STATE")?.let(::File)
+        val state = given ?: kotlin.io.path.createTempDirectory("nanomuse-phone-").toFile()
         state.mkdirs()
         val chromium = try {
-            Chromium.launch()
+            Chromium.launch(File(state, "browser"))
         } catch (e: Exception) {
             System.err.println("phone: ${e.message}")
             exitProcess(1)
@@ -69,6 +70,7 @@ object Phone {
         client.stop()
         Thread.sleep(300) // the closing handshake
         browser.shutdown()
+        if (given == null) state.deleteRecursively()
         exitProcess(0)
     }
 
