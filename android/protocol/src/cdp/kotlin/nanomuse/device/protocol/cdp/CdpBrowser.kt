@@ -324,7 +324,11 @@ class CdpBrowser(
     /** The Cookie header the browser would send to [url] (HttpOnly ones too), or null. */
     internal fun cookieHeader(url: String): String? {
         val cookies = cdp.call("Network.getCookies", mapOf("urls" to listOf(url)), pageSession())["cookies"] as? List<*>
+        // CookieManager.getCookie gives Chromium's order: longer paths first, then older ones.
+        // CDP gives no creation times and its order varies from call to call, so names break
+        // ties (the worker's rule): the same jar always makes the same header.
         return cookies.orEmpty().mapNotNull { it as? Map<*, *> }
+            .sortedWith(compareBy({ -(it["path"] as? String ?: "").length }, { it["name"] as? String ?: "" }))
             .joinToString("; ") { "${it["name"]}=${it["value"]}" }.ifEmpty { null }
     }
 
