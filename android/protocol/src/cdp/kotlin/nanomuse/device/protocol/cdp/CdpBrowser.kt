@@ -86,8 +86,14 @@ class CdpBrowser(
         @Volatile var history: CompletableFuture<Unit>? = null
         val evaluations = ConcurrentHashMap<String, CompletableFuture<String>>()
 
+        /** A CDP command on the page; what the browser refuses is a precondition the page set. */
         fun call(method: String, params: Map<String, Any?> = emptyMap(), timeoutMs: Long = MAIN_TIMEOUT_MS) =
-            cdp.call(method, params, sessionId, timeoutMs)
+            try {
+                cdp.call(method, params, sessionId, timeoutMs)
+            } catch (e: CdpException) {
+                if (gone) throw BrowserException.unavailable("the page went away during $method")
+                throw BrowserException.precondition("the page could not take $method: ${e.message}")
+            }
     }
 
     init {
@@ -313,6 +319,15 @@ class CdpBrowser(
         flushCookies()
     }
 
+    /**
+     * The take-over sheet's `showIn`: the user gets the page, one is made with the profile in
+     * force (the phone's own, mobile 412×915, at first) when none is open. Headless, there is
+     * no sheet to move it into.
+     */
+    fun showPage() {
+        synchronized(lock) { if (page?.takeIf { !it.gone } == null) createPage(profile) }
+    }
+
     /** The page goes, and the browser with it. */
     fun shutdown() {
         page?.let { runCatching { closePage(it, "the phone is stopping") } }
@@ -473,11 +488,18 @@ class CdpBrowser(
 
     /** view.url, view.title and the page's loading flag, as the WebView reports them. */
     private fun pageInfo(page: Page): PageInfo {
-        val value = page.call(
-            "Runtime.evaluate",
-            mapOf("expression" to "({url: location.href, title: document.title})", "returnByValue" to true),
-        )
-        val info = (value["result"] as? Map<*, *>)?.get("value") as? Map<*, *>
+        // view.url and view.title answer while a document is being replaced; a script in the
+        // page may not (its context goes): then the target's own record says.
+        val info = try {
+            val value = page.call(
+                "Runtime.evaluate",
+                mapOf("expression" to "({url: location.href, title: document.title})", "returnByValue" to true),
+            )
+            (value["result"] as? Map<*, *>)?.get("value") as? Map<*, *>
+        } catch (e: BrowserException) {
+            if (e.code != ErrorCode.FAILED_PRECONDITION) throw e
+            cdp.call("Target.getTargetInfo", mapOf("targetId" to page.targetId))["targetInfo"] as? Map<*, *>
+        }
         val url = info?.get("url") as? String ?: page.lastUrl ?: "about:blank"
         val profile = profile
         return PageInfo(url, info?.get("title") as? String ?: "", profile.width, profile.height, page.loading)
@@ -513,11 +535,16 @@ class CdpBrowser(
         val result = CompletableFuture<String>()
         page.evaluations[id] = result
         try {
-            val started = page.call(
-                "Runtime.evaluate",
-                mapOf("expression" to Scripts.evaluate(js, argJson, id), "returnByValue" to true),
-                minOf(timeoutMs, MAIN_TIMEOUT_MS),
-            )
+            val started = try {
+                page.call(
+                    "Runtime.evaluate",
+                    mapOf("expression" to Scripts.evaluate(js, argJson, id), "returnByValue" to true),
+                    minOf(timeoutMs, MAIN_TIMEOUT_MS),
+                )
+            } catch (e: BrowserException) {
+                if (e.code != ErrorCode.FAILED_PRECONDITION) throw e
+                emptyMap() // its document went meanwhile: as evaluateJavascript's null, below
+            }
             // evaluateJavascript hands back null for a script that did not parse or threw.
             val value = (started["result"] as? Map<*, *>)?.get("value")
             if (started["exceptionDetails"] != null || value != id) {

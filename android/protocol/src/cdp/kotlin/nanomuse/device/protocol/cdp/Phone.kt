@@ -48,7 +48,11 @@ object Phone {
                 object : DeviceClient.Listener {
                     override fun onStatus(status: DeviceClient.Status, detail: String) = say("phone $status $detail")
                     override fun onHold(hold: Message.Hold) = say("hold ${hold.state} ${hold.holdId} ${hold.reason ?: ""}".trimEnd())
-                    override fun onUserControl(userControl: Boolean, reason: String?) = say("user_control $userControl")
+                    override fun onUserControl(userControl: Boolean, reason: String?) {
+                        // The sheet comes up with the page in it.
+                        if (userControl) Thread({ runCatching { browser.showPage() } }, "phone-sheet").start()
+                        say("user_control $userControl")
+                    }
                     override fun onGatewayError(error: String) = say("gateway error $error")
                     override fun onProtocolError(problem: String) = say("protocol error $problem")
                 },
