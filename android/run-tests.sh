@@ -22,6 +22,12 @@ for tool in java npm; do
   command -v "$tool" >/dev/null || { echo "run-tests.sh: $tool is needed" >&2; exit 2; }
 done
 
+# Several phones may start at once (the parity tests): one fetches and compiles, the others
+# wait for it.
+mkdir -p "$here/.kotlin"
+exec 9>"$here/.kotlin/.lock"
+flock 9
+
 if [[ ! -x "$kotlin_home/bin/kotlinc" ]]; then
   echo "fetching kotlin-compiler@$KOTLIN_VERSION from npm into ${cache#$here/}" >&2
   mkdir -p "$cache"
@@ -43,10 +49,6 @@ out="$here/.kotlin/build"
 sources=(protocol/src/main/kotlin protocol/src/jdk/kotlin protocol/src/cdp/kotlin
          protocol/src/test/kotlin app/src/main/kotlin stubs/kotlin stubs/java)
 stamp="$out/.stamp"
-mkdir -p "$out"
-# Several phones may start at once (the parity tests): one compiles, the others wait for it.
-exec 9>"$out/.lock"
-flock 9
 # Skipped when no source changed since the last compile.
 if [[ ! -f "$stamp" || -n "$(find "${sources[@]}" -newer "$stamp" \( -name '*.kt' -o -name '*.java' \) | head -1)" \
       || "$0" -nt "$stamp" ]]; then
@@ -65,6 +67,7 @@ if [[ ! -f "$stamp" || -n "$(find "${sources[@]}" -newer "$stamp" \( -name '*.kt
   echo "compiled in $(( $(date +%s) - started )) s" >&2
 fi
 flock -u 9
+exec 9>&-
 
 if [[ -z "${DEVICE_GATEWAY_BIN:-}" && -x "$here/../target/debug/device-gateway" ]]; then
   export DEVICE_GATEWAY_BIN="$here/../target/debug/device-gateway"
