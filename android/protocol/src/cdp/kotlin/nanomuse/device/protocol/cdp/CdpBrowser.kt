@@ -82,6 +82,11 @@ class CdpBrowser(
         val statuses = ConcurrentHashMap<String, Int>()
         /** Someone waiting for a load event: by loader id, or "" for whichever comes next. */
         val loads = ConcurrentHashMap<String, CompletableFuture<Unit>>()
+        /**
+         * The loaders whose load came before anyone waited for it: Page.navigate's answer and
+         * a quick page's load event can both be read before the op registers its waiter.
+         */
+        val loaded = java.util.Collections.synchronizedSet(LinkedHashSet<String>())
         /** Someone waiting for a history step to commit (a back). */
         @Volatile var history: CompletableFuture<Unit>? = null
         val evaluations = ConcurrentHashMap<String, CompletableFuture<String>>()
@@ -119,7 +124,7 @@ class CdpBrowser(
 
     override fun navigate(url: String, timeoutMs: Long): Navigation {
         val page = needPage()
-        val anyLoad = CompletableFuture<Unit>()
+        val waiter = CompletableFuture<Unit>()
         val reply = page.call("Page.navigate", mapOf("url" to url), timeoutMs)
         val error = reply["errorText"] as? String
         if (error != null) {
@@ -137,8 +142,8 @@ class CdpBrowser(
         }
         // No loader: a same-document navigation (a #fragment), nothing loads.
         val loader = reply["loaderId"] as? String ?: return Navigation(pageInfo(page), 0, "")
-        page.loads.putIfAbsent(loader, anyLoad)
-        val waiter = page.loads[loader]!!
+        page.loads[loader] = waiter
+        if (page.loaded.remove(loader)) waiter.complete(Unit)
         try {
             await(waiter, timeoutMs) { BrowserException.timeout("navigation to $url timed out after $timeoutMs ms") }
         } finally {
@@ -579,7 +584,17 @@ class CdpBrowser(
             }
             "Page.frameStoppedLoading" -> if (frame == page.targetId) page.loading = false
             "Page.lifecycleEvent" -> if (frame == page.targetId && params["name"] == "load") {
-                (params["loaderId"] as? String)?.let { page.loads.remove(it)?.complete(Unit) }
+                (params["loaderId"] as? String)?.let { loader ->
+                    val waiter = page.loads.remove(loader)
+                    if (waiter != null) {
+                        waiter.complete(Unit)
+                    } else {
+                        synchronized(page.loaded) {
+                            page.loaded += loader
+                            if (page.loaded.size > KEPT_LOADS) page.loaded.remove(page.loaded.first())
+                        }
+                    }
+                }
                 page.loads.remove(ANY_LOAD)?.complete(Unit)
             }
             "Page.frameNavigated" -> {
@@ -603,7 +618,11 @@ class CdpBrowser(
             "Network.responseReceived" -> if (params["type"] == "Document" && frame == page.targetId) {
                 val status = ((params["response"] as? Map<*, *>)?.get("status") as? Number)?.toInt()
                 val loader = params["loaderId"] as? String
-                if (status != null && loader != null) page.statuses[loader] = status
+                if (status != null && loader != null) {
+                    // Kept for navigate, which takes its own; those of taps and scripts are dropped in time.
+                    if (page.statuses.size > KEPT_LOADS) page.statuses.clear()
+                    page.statuses[loader] = status
+                }
             }
             // The offscreen WebView's onJsAlert/Confirm/Prompt/BeforeUnload: confirmed, the prompt's default.
             "Page.javascriptDialogOpening" -> cdp.send(
@@ -694,6 +713,7 @@ class CdpBrowser(
         private const val POLL_MS = 100L
         private const val QUIET_MS = 500L
         private const val ANY_LOAD = ""
+        private const val KEPT_LOADS = 32
 
         /** The binding behind the bridge object ([Scripts.BRIDGE]) the start script makes. */
         private const val BINDING = "__nanomuseBinding"

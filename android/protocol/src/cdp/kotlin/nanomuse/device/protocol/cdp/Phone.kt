@@ -24,6 +24,8 @@ import kotlin.system.exitProcess
  * one. CHROMIUM names the browser.
  */
 object Phone {
+    @Volatile private var stopping = false
+
     @JvmStatic
     fun main(args: Array<String>) {
         if (args.size != 3) {
@@ -39,6 +41,15 @@ object Phone {
         } catch (e: Exception) {
             System.err.println("phone: ${e.message}")
             exitProcess(1)
+        }
+        // The browser gone (killed, crashed): the phone program ends, saying so, rather than
+        // answering every op `unavailable` (a phone's WebView has no such state: the app would
+        // be gone too).
+        chromium.connection.onEvent { event ->
+            if (event.method == "Connection.closed" && !stopping) {
+                System.err.println("phone: the browser is gone (${event.params["reason"]}); stopping")
+                Runtime.getRuntime().halt(1)
+            }
         }
         val browser = CdpBrowser(chromium, cookieFile = File(state, "cookies.json"), downloads = File(state, "downloads")).start()
         val client = try {
@@ -73,6 +84,7 @@ object Phone {
         }
         client.stop()
         Thread.sleep(300) // the closing handshake
+        stopping = true
         browser.shutdown()
         if (given == null) state.deleteRecursively()
         exitProcess(0)
