@@ -48,6 +48,7 @@ object Phone {
         chromium.connection.onEvent { event ->
             if (event.method == "Connection.closed" && !stopping) {
                 System.err.println("phone: the browser is gone (${event.params["reason"]}); stopping")
+                if (given == null) state.deleteRecursively()
                 Runtime.getRuntime().halt(1)
             }
         }
