@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/local/ensure-chromium.sh
 deploy/local/ensure-promtool.sh
+# The TodoMVC corpus tests/tests/todomvc.rs drives (npm todomvc@0.1.1, cached).
+tests/ensure-todomvc.sh >/dev/null
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The gateway binary first: the phone's tests run against it.

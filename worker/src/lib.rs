@@ -18,6 +18,7 @@ pub mod ops;
 pub mod page;
 pub mod profiles;
 pub mod registration;
+pub mod set_cookie;
 pub mod tracker;
 pub mod transfer;
 
