@@ -180,9 +180,16 @@ class CdpBrowser(
         page.call("Input.dispatchTouchEvent", mapOf("type" to "touchEnd", "touchPoints" to emptyList<Any>()))
     }
 
+    /** DeviceBrowser.type: the setter path, else the editor's insertText over the selected text. */
     override fun type(text: String) {
-        val why = Json.parse(evaluate(Scripts.FILL_FOCUSED, Json.quote(text)))
-        if (why != null) throw BrowserException.precondition(why.toString())
+        val why = Json.parse(evaluate(Scripts.FILL_FOCUSED, Json.quote(text))) ?: return
+        if (why is Map<*, *> && why["trusted"] == true) {
+            // Not CDP's Input.insertText (the worker's): the phone has only the page's editor.
+            val failed = Json.parse(evaluate(Scripts.INSERT_TEXT, Json.quote(text)))
+            if (failed != null) throw BrowserException.precondition(failed.toString())
+            return
+        }
+        throw BrowserException.precondition(why.toString())
     }
 
     /**
