@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Compiles android/protocol (main + jdk + test sources) with kotlinc and runs its tests on the
-# JVM. Needs a JDK (17+) and npm: the Kotlin compiler comes from the npm package
+# Compiles android/protocol (main + jdk + cdp + test sources) with kotlinc and runs its tests on
+# the JVM. Needs a JDK (17+) and npm: the Kotlin compiler comes from the npm package
 # `kotlin-compiler`, cached under android/.kotlin/ (not committed).
 #
 #   android/run-tests.sh [FILTER]     FILTER: run only the cases whose name contains it
-#   android/run-tests.sh --phone URL DEVICE_ID TOKEN
-#                                     runs the client with a fake browser against a gateway
-#                                     (for the gateway's own tests: see FakePhone.kt)
+#   android/run-tests.sh --cdp-phone URL DEVICE_ID TOKEN
+#                                     the phone program: the client with a real headless
+#                                     Chromium over CDP (android/run-phone.sh; see Phone.kt)
 #
 # The real-gateway cases run when DEVICE_GATEWAY_BIN names the binary, or when
 # ../target/debug/device-gateway exists; otherwise they are skipped.
@@ -21,6 +21,12 @@ kotlin_home="$cache/node_modules/kotlin-compiler"
 for tool in java npm; do
   command -v "$tool" >/dev/null || { echo "run-tests.sh: $tool is needed" >&2; exit 2; }
 done
+
+# Several phones may start at once (the parity tests): one fetches and compiles, the others
+# wait for it.
+mkdir -p "$here/.kotlin"
+exec 9>"$here/.kotlin/.lock"
+flock 9
 
 if [[ ! -x "$kotlin_home/bin/kotlinc" ]]; then
   echo "fetching kotlin-compiler@$KOTLIN_VERSION from npm into ${cache#$here/}" >&2
@@ -40,8 +46,8 @@ out="$here/.kotlin/build"
 # One compile of everything: the protocol with its JVM socket and tests, and the Android app's
 # sources type-checked against stubs/ (hand-written signatures of the Android, AndroidX and
 # OkHttp APIs the app uses; there is no Android SDK here). Only the protocol's tests run.
-sources=(protocol/src/main/kotlin protocol/src/jdk/kotlin protocol/src/test/kotlin
-         app/src/main/kotlin stubs/kotlin stubs/java)
+sources=(protocol/src/main/kotlin protocol/src/jdk/kotlin protocol/src/cdp/kotlin
+         protocol/src/test/kotlin app/src/main/kotlin stubs/kotlin stubs/java)
 stamp="$out/.stamp"
 # Skipped when no source changed since the last compile.
 if [[ ! -f "$stamp" || -n "$(find "${sources[@]}" -newer "$stamp" \( -name '*.kt' -o -name '*.java' \) | head -1)" \
@@ -60,13 +66,16 @@ if [[ ! -f "$stamp" || -n "$(find "${sources[@]}" -newer "$stamp" \( -name '*.kt
   touch "$stamp"
   echo "compiled in $(( $(date +%s) - started )) s" >&2
 fi
+flock -u 9
+exec 9>&-
 
 if [[ -z "${DEVICE_GATEWAY_BIN:-}" && -x "$here/../target/debug/device-gateway" ]]; then
   export DEVICE_GATEWAY_BIN="$here/../target/debug/device-gateway"
 fi
 
-if [[ "${1:-}" == "--phone" ]]; then
+if [[ "${1:-}" == "--cdp-phone" ]]; then
   shift
-  exec java -cp "$out/classes:$stdlib" nanomuse.device.protocol.FakePhone "$@"
+  exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$out/classes:$stdlib" \
+    nanomuse.device.protocol.cdp.Phone "$@"
 fi
 exec java -cp "$out/classes:$stdlib" nanomuse.device.protocol.RunTestsKt "$@"

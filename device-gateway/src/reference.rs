@@ -2,6 +2,11 @@
 //! carries out the fourteen ops on a headless Chromium (the worker's [`ChromiumBackend`]), so
 //! the gateway's whole path is tested without a phone.
 //!
+//! Being the worker's own code, it proves nothing about the phone's: the parity and phone
+//! tests run the phone's Kotlin code instead (`android/run-phone.sh`). This one stays for the
+//! benchmark (no JVM start-up, the worker's browser code: the numbers are the gateway path's)
+//! and the telemetry test (it exports its own spans).
+//!
 //! It behaves as the phone does (`PROTOCOL.md`, the spec, `android/`): one page, whatever
 //! thread the controller acts for, made by `open` (until then ops answer `not_found`); the
 //! take-over shows that page, making one with the phone's own profile (mobile, 412×915) when

@@ -1,6 +1,7 @@
-//! The device gateway over real sockets, with a phone played by the test on a raw WebSocket:
-//! ops forwarded and answered by id, and every way a phone can misbehave — disconnecting,
-//! not answering, failing, sending garbage or too much, reconnecting, a bad token.
+//! The device gateway over real sockets. Where a phone must misbehave — answer out of turn,
+//! disconnect mid-op, not answer, fail, send garbage or too much, a bad token — it is played by
+//! the test on a raw WebSocket (the phone's own code never does these things). A reconnect and
+//! the phones coming and going are the phone's own Kotlin program (`android/run-phone.sh`).
 
 mod support;
 
@@ -12,6 +13,7 @@ use nanomuse_device_gateway::GatewayConfig;
 use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
 use nanomuse_proto::*;
 use serde_json::{Value, json};
+use support::phone::KotlinPhone;
 use tokio_tungstenite::tungstenite::Message as Frame;
 use tokio_util::sync::CancellationToken;
 
@@ -356,7 +358,7 @@ async fn a_reconnect_takes_over_and_the_controller_sees_phones_come_and_go() {
         .unwrap()
         .into_inner();
 
-    let mut old = Phone::welcomed(&gateway, "pixel").await;
+    let mut old = KotlinPhone::connect(gateway.address, "pixel", TOKEN).await;
     let event = watcher.message().await.unwrap().unwrap();
     assert_eq!(
         (
@@ -367,19 +369,31 @@ async fn a_reconnect_takes_over_and_the_controller_sees_phones_come_and_go() {
         ),
         ("connected", "acme", "pixel", true)
     );
-    let mut new = Phone::welcomed(&gateway, "pixel").await;
-    assert_eq!(old.closed_with().await, 4002);
+    // The same phone again (the app restarted): the new connection wins, and the old one,
+    // told so with 4002, stays off instead of taking it back.
+    let mut new = KotlinPhone::connect(gateway.address, "pixel", TOKEN).await;
+    assert!(old.until("phone REPLACED").await.contains("4002"));
     assert_eq!(watcher.message().await.unwrap().unwrap().kind, "connected");
 
-    let backend = gateway.backend.clone();
-    let state =
-        tokio::spawn(async move { backend.state(StateRequest { session: session() }).await });
-    new.answer("state", json!({"host": "pixel"})).await;
-    state.await.unwrap().unwrap();
+    // Ops reach the new phone.
+    gateway
+        .backend
+        .open(OpenRequest {
+            session: session(),
+            mobile: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let state = gateway
+        .backend
+        .state(StateRequest { session: session() })
+        .await
+        .unwrap();
+    assert_eq!((state.host.as_str(), state.user_control), ("pixel", false));
 
     // The user takes over on the phone: the event names the thread its page belongs to.
-    new.send(json!({"kind": "device_event", "event": "take_over", "reason": "signing in"}))
-        .await;
+    new.take_over("signing in").await;
     let event = watcher.message().await.unwrap().unwrap();
     assert_eq!(
         (
@@ -389,11 +403,18 @@ async fn a_reconnect_takes_over_and_the_controller_sees_phones_come_and_go() {
         ),
         ("take_over", "thread-1", "signing in")
     );
-    drop(new);
+    let state = gateway
+        .backend
+        .state(StateRequest { session: session() })
+        .await
+        .unwrap();
+    assert!(state.user_control, "the phone says the user has the page");
+    new.stop().await;
     let event = watcher.message().await.unwrap().unwrap();
     assert_eq!(
         (event.kind.as_str(), event.device_id.as_str()),
         ("left", "pixel")
     );
+    old.stop().await;
     gateway.stop().await;
 }

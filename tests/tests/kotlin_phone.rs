@@ -1,70 +1,23 @@
-//! The phone's own protocol code (Kotlin, `android/protocol`) against the real gateway: the
-//! Kotlin client with a fake browser (`android/run-tests.sh --phone`) connects, says hello,
-//! receives the ops sent through the gateway's gRPC service and answers them, and its take-over
-//! reaches the controller's watch. Needs a JDK and npm (the script fetches kotlinc).
+//! The phone's own code (Kotlin, `android/protocol`) against the real gateway: the phone
+//! program (`android/run-phone.sh`: the client, its Dispatcher and page scripts, a headless
+//! Chromium over CDP for the WebView) connects, says hello, carries out the ops sent through
+//! the gateway's gRPC service on real pages and answers them, and its take-over reaches the
+//! controller's watch. Needs a JDK and npm (the script fetches kotlinc) and Chromium.
 
 mod support;
-
-use std::path::PathBuf;
-use std::process::Stdio;
 
 use nanomuse_device_gateway::GatewayConfig;
 use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
 use nanomuse_proto::*;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdout};
+use support::phone::KotlinPhone;
 use tokio_util::sync::CancellationToken;
 
 const TOKEN: &str = "device-token-of-acme-0001";
 
-/// The Kotlin phone's output, read line by line.
-struct KotlinPhone {
-    child: Child,
-    lines: Lines<BufReader<ChildStdout>>,
-}
-
-impl KotlinPhone {
-    fn start(gateway: std::net::SocketAddr) -> Self {
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../android/run-tests.sh");
-        let mut child = tokio::process::Command::new(script)
-            .args([
-                "--phone",
-                &format!("ws://{gateway}/device"),
-                "kotlin-phone",
-                TOKEN,
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("android/run-tests.sh starts (a JDK and npm are needed)");
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        Self { child, lines }
-    }
-
-    /// Reads lines until one starts with `prefix`.
-    async fn until(&mut self, prefix: &str) -> String {
-        while let Some(line) = self.lines.next_line().await.unwrap() {
-            if line.starts_with(prefix) {
-                return line;
-            }
-        }
-        panic!("the Kotlin phone ended before saying {prefix:?}");
-    }
-
-    async fn say(&mut self, line: &str) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .unwrap();
-        stdin.flush().await.unwrap();
-    }
-}
-
 #[tokio::test]
-async fn the_kotlin_client_answers_ops_sent_through_the_real_gateway() {
+async fn the_kotlin_phone_carries_out_ops_sent_through_the_real_gateway_on_a_real_page() {
     support::logs();
+    let site = support::serve_site().await;
     let mut config = GatewayConfig::default();
     config.device_tokens.insert(TOKEN.into(), "acme".into());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -87,8 +40,7 @@ async fn the_kotlin_client_answers_ops_sent_through_the_real_gateway() {
         .unwrap()
         .into_inner();
 
-    let mut phone = KotlinPhone::start(address);
-    phone.until("phone CONNECTED").await;
+    let mut phone = KotlinPhone::connect(address, "kotlin-phone", TOKEN).await;
     let connected = events.message().await.unwrap().unwrap();
     assert_eq!(
         (connected.kind.as_str(), connected.device_id.as_str()),
@@ -107,28 +59,56 @@ async fn the_kotlin_client_answers_ops_sent_through_the_real_gateway() {
         .await
         .unwrap();
     assert_eq!(opened.page.unwrap().width, 412);
-    let url = "https://example.com/kotlin";
+    let url = format!("http://{site}/page");
     let page = backend
         .navigate(NavigateRequest {
             session: session.clone(),
-            url: url.into(),
+            url: url.clone(),
             timeout_ms: 0,
         })
         .await
         .unwrap();
     assert_eq!(page.status, 200);
-    assert_eq!(page.page.unwrap().title, format!("Title of {url}"));
-    assert!(phone.until("op navigate").await.contains(url));
+    let page = page.page.unwrap();
+    assert_eq!(
+        (page.url.as_str(), page.title.as_str()),
+        (url.as_str(), "Test page")
+    );
     let evaluated = backend
         .evaluate(EvaluateRequest {
             session: session.clone(),
-            js: "(a) => a".into(),
+            js: "async (a) => ({n: a.n + 1, dpr: devicePixelRatio, width: innerWidth})".into(),
             arg_json: r#"{"n":1}"#.into(),
         })
         .await
         .unwrap();
     let value: serde_json::Value = serde_json::from_str(&evaluated.value_json).unwrap();
-    assert_eq!(value["arg"]["n"], 1, "{value}");
+    // The page's own answer, awaited, at the phone's density and the profile's CSS width.
+    assert_eq!(
+        value,
+        serde_json::json!({"n": 2, "dpr": 2.625, "width": 412})
+    );
+    // A tap at CSS px reaches the page as a finger's: touch events, then the click.
+    backend
+        .tap(TapRequest {
+            session: session.clone(),
+            x: 100.0,
+            y: 30.0,
+        })
+        .await
+        .unwrap();
+    let seen = backend
+        .evaluate(EvaluateRequest {
+            session: session.clone(),
+            js: "() => [window.seen, document.getElementById('out').textContent]".into(),
+            arg_json: "null".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        seen.value_json,
+        r#"[["touchstart","touchend","mousedown","mouseup","click"],"clicked"]"#
+    );
     let shot = backend
         .screenshot(ScreenshotRequest {
             session: session.clone(),
@@ -137,17 +117,31 @@ async fn the_kotlin_client_answers_ops_sent_through_the_real_gateway() {
         .await
         .unwrap();
     assert!(shot.jpeg.starts_with(&[0xFF, 0xD8]));
+    assert_eq!((shot.width, shot.height), (412, 915));
+    // The JPEG itself is the viewport in CSS px.
+    assert_eq!(support::jpeg_size(&shot.jpeg), (412, 915));
+    // A fetch sends the cookies a page set, HttpOnly ones too, and keeps those it is sent.
+    backend
+        .navigate(NavigateRequest {
+            session: session.clone(),
+            url: format!("http://{site}/set-cookies"),
+            timeout_ms: 0,
+        })
+        .await
+        .unwrap();
     let fetched = backend
         .fetch(FetchRequest {
             session: session.clone(),
-            url: format!("{url}/api"),
-            method: "POST".into(),
-            body: b"12345".to_vec(),
+            url: format!("http://{site}/echo-cookies"),
             ..Default::default()
         })
         .await
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&fetched.body), "you sent 5 bytes");
+    let cookies = String::from_utf8_lossy(&fetched.body).to_string();
+    assert!(
+        cookies.contains("persistent=kept") && cookies.contains("session=gone"),
+        "{cookies}"
+    );
     let error = backend
         .key(KeyRequest {
             session,
@@ -171,7 +165,99 @@ async fn the_kotlin_client_answers_ops_sent_through_the_real_gateway() {
         ("take_over", "thread-k", "signing in")
     );
 
-    drop(phone);
+    phone.stop().await;
+    shutdown.cancel();
+    gateway.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn the_kotlin_phone_keeps_one_tab_fetches_downloads_itself_and_keeps_its_cookies_when_killed()
+{
+    support::logs();
+    let site = support::serve_site().await;
+    let mut config = GatewayConfig::default();
+    config.device_tokens.insert(TOKEN.into(), "acme".into());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let shutdown = CancellationToken::new();
+    let gateway = tokio::spawn(nanomuse_device_gateway::run(
+        config,
+        listener,
+        shutdown.clone(),
+    ));
+    let backend = GrpcBackend::connect(format!("http://{address}"))
+        .await
+        .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let phone = KotlinPhone::connect_in(address, "kotlin-phone", TOKEN, Some(state.path())).await;
+    let session = Some(Session::new("acme", "default", "thread-k"));
+    backend
+        .open(OpenRequest {
+            session: session.clone(),
+            mobile: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let navigate = |path: &str| NavigateRequest {
+        session: session.clone(),
+        url: format!("http://{site}{path}"),
+        timeout_ms: 0,
+    };
+
+    // One tab: a target=_blank link and window.open load in the page itself.
+    for ((x, y), lands_on) in [
+        ((50.0, 25.0), "/second"),
+        ((50.0, 75.0), "/second?via=open"),
+    ] {
+        backend.navigate(navigate("/popups")).await.unwrap();
+        backend
+            .tap(TapRequest {
+                session: session.clone(),
+                x,
+                y,
+            })
+            .await
+            .unwrap();
+        let settled = backend
+            .settle(SettleRequest {
+                session: session.clone(),
+                timeout_ms: 10_000,
+            })
+            .await
+            .unwrap();
+        assert!(settled.settled);
+        let page = backend
+            .state(StateRequest {
+                session: session.clone(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(page.url, format!("http://{site}{lands_on}"));
+    }
+
+    // A navigation that is a file: the phone fetches it itself into its downloads.
+    let download = backend.navigate(navigate("/download")).await.unwrap();
+    assert_eq!(download.download, "report.txt");
+    let saved = std::fs::read_to_string(state.path().join("downloads/report.txt")).unwrap();
+    assert_eq!(saved, "quarterly numbers\n");
+
+    // Cookies a page set are flushed after its load: a phone killed right after keeps the
+    // persistent one (the session cookie goes with the app, as on a phone).
+    backend.navigate(navigate("/set-cookies")).await.unwrap();
+    phone.kill().await;
+    let phone = KotlinPhone::connect_in(address, "kotlin-phone", TOKEN, Some(state.path())).await;
+    let fetched = backend
+        .fetch(FetchRequest {
+            session: session.clone(),
+            url: format!("http://{site}/echo-cookies"),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&fetched.body), "persistent=kept");
+
+    phone.stop().await;
     shutdown.cancel();
     gateway.await.unwrap().unwrap();
 }

@@ -12,15 +12,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
-use nanomuse_device_gateway::reference::{self, ReferenceConfig};
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
 use nanomuse_proto::*;
 use serde_json::{Value, json};
+use support::phone::KotlinPhone;
 use support::{Worker, built_binary, free_address, registered_worker_config, serve_site};
 use tokio_tungstenite::tungstenite::Message as Frame;
-use tokio_util::sync::CancellationToken;
 
 /// Series that Prometheus makes itself for every target, which no service exports.
 const SYNTHETIC_SERIES: &[&str] = &["up"];
@@ -645,17 +644,13 @@ async fn dashboards_and_rules_name_only_exported_series() {
     )
     .await;
     wait_for_live_worker(controller.address, "w1").await;
-    let phone = reference::start(
-        ReferenceConfig {
-            gateway: format!("ws://{}/device", gateway.address),
-            device_id: DEVICE.into(),
-            token: DEVICE_TOKEN.into(),
-            profiles_root: dir.path().join("phone"),
-            chromium: None,
-            timeout_ms: 15_000,
-        },
-        CancellationToken::new(),
-    );
+    let phone = KotlinPhone::connect_in(
+        gateway.address,
+        DEVICE,
+        DEVICE_TOKEN,
+        Some(&dir.path().join("phone")),
+    )
+    .await;
     wait_for_phone(controller.address).await;
 
     // Actions on both backends and a refused phone, so that the series with labels have

@@ -1,34 +1,40 @@
 //! The same tool on both backends: one scenario runs through the controller once on a worker
-//! and once on the reference device behind the gateway (a phone played by headless Chromium),
-//! and what the agent sees agrees — the same numbered elements, the same page states, frames of
-//! the profile's size, fetch with the page's cookies, hand-over and Done (from the phone on
-//! the phone's side). Then the routing (auto, device, playwright) and a take-over on the phone.
+//! and once on the phone behind the gateway, and what the agent sees agrees at every step —
+//! the same numbered elements, the same page states, frames of the profile's size, typing that
+//! React and Vue notice, fetch with the page's cookies, hand-over and Done (from the phone on
+//! the phone's side), the mobile and the desktop profile. Then the routing (auto, device,
+//! playwright) and a take-over on the phone.
+//!
+//! The phone is the phone's own Kotlin code — DeviceClient, Dispatcher and the page scripts of
+//! Scripts.kt — with a headless Chromium over CDP in place of the WebView
+//! (`android/run-phone.sh`, [`KotlinPhone`]): the worker is compared with the phone's code,
+//! not with itself.
 
 mod support;
 
 use std::time::Duration;
 
 use nanomuse_device_gateway::GatewayConfig;
-use nanomuse_device_gateway::reference::{self, ReferenceConfig, ReferenceDevice};
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::*;
 use serde_json::{Value, json};
+use support::phone::KotlinPhone;
 use support::*;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::Channel;
 
 const TOKEN: &str = "device-token-of-local-001";
-const DEVICE: &str = "reference-phone";
+const DEVICE: &str = "kotlin-phone";
 
-/// Controller + worker `w1` + gateway + the reference device, and the test site.
+/// Controller + worker `w1` + gateway + the Kotlin phone, and the test site.
 struct System {
     site: std::net::SocketAddr,
     controller: ControllerProcess,
     worker: Worker,
     gateway_shutdown: CancellationToken,
     gateway: tokio::task::JoinHandle<anyhow::Result<()>>,
-    device: Option<ReferenceDevice>,
+    device: Option<KotlinPhone>,
     http: reqwest::Client,
     _dir: tempfile::TempDir,
 }
@@ -58,17 +64,7 @@ impl System {
         })
         .await;
 
-        let device = reference::start(
-            ReferenceConfig {
-                gateway: format!("ws://{gateway_address}/device"),
-                device_id: DEVICE.into(),
-                token: TOKEN.into(),
-                profiles_root: dir.path().join("phone"),
-                chromium: None,
-                timeout_ms: 15_000,
-            },
-            CancellationToken::new(),
-        );
+        let device = KotlinPhone::connect(gateway_address, DEVICE, TOKEN).await;
         let mut system = Self {
             site,
             controller,
@@ -160,6 +156,8 @@ struct Seen {
     title: String,
     elements: Vec<(u32, String, String, String)>,
     frame: Option<(u32, u32, String)>,
+    /// The size of the frame's JPEG itself.
+    jpeg: Option<(u32, u32)>,
 }
 
 /// `text` without what differs from run to run: hold ids (`h` and random hex) and a
@@ -198,6 +196,7 @@ fn seen(step: &'static str, reply: &ActReply) -> Seen {
             .frame
             .as_ref()
             .map(|f| (f.width, f.height, f.caption.clone())),
+        jpeg: None,
     }
 }
 
@@ -223,7 +222,19 @@ where
             .unwrap_or_else(|e| panic!("{thread} {step}: {e}"))
             .into_inner();
         backends.push(reply.backend.clone());
-        steps.push(seen(step, &reply));
+        let mut seen = seen(step, &reply);
+        if let Some(frame) = &reply.frame {
+            let frame = tool
+                .get_frame(GetFrameRequest {
+                    thread: thread.into(),
+                    frame_id: frame.id.clone(),
+                })
+                .await
+                .unwrap_or_else(|e| panic!("{thread} {step}: the frame: {e}"))
+                .into_inner();
+            seen.jpeg = Some(jpeg_size(&frame.jpeg));
+        }
+        steps.push(seen);
         reply
     };
     let profile = |kind| Action::Profile(ProfileAction { kind: Some(kind) });
@@ -259,6 +270,23 @@ where
     .await;
     act("back", Action::Back(BackAction {})).await;
     act("scroll", Action::Scroll(ScrollAction { dy: 300.0 })).await;
+    // Typing a framework notices: React's state on the phone profile, Vue's on the desktop one.
+    let react = act(
+        "navigate React",
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}/fixtures/react.html"),
+        }),
+    )
+    .await;
+    act(
+        "type React",
+        Action::Type(TypeAction {
+            n: element(&react, "Your name"),
+            text: "Ada on React".into(),
+        }),
+    )
+    .await;
+    act("extract React", Action::Extract(ExtractAction {})).await;
     act(
         "cookies set by a page",
         Action::Navigate(NavigateAction {
@@ -279,6 +307,22 @@ where
         profile(profile_action::Kind::Desktop(true)),
     )
     .await;
+    let vue = act(
+        "navigate Vue",
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}/fixtures/vue.html"),
+        }),
+    )
+    .await;
+    act(
+        "type Vue",
+        Action::Type(TypeAction {
+            n: element(&vue, "Your name"),
+            text: "Ada on Vue".into(),
+        }),
+    )
+    .await;
+    act("extract Vue", Action::Extract(ExtractAction {})).await;
     act("screenshot", Action::Screenshot(ScreenshotAction {})).await;
     act(
         "hand over",
@@ -301,38 +345,35 @@ where
 
 #[tokio::test]
 async fn the_same_scenario_on_a_worker_and_on_the_phone_gives_the_same_results() {
-    let system = System::start().await;
-    run_on_both_backends(&system).await;
+    let mut system = System::start().await;
+    run_on_both_backends(&mut system).await;
     system.stop().await;
 }
 
-async fn run_on_both_backends(system: &System) {
-    let worker_done = move || async move {
-        // The hand-over has opened the hold; the user presses Done on the card.
-        let state = system.state().await;
-        let hold = state["holds"][0]["id"].as_str().expect("an open hold");
-        system
-            .post(&format!("/api/holds/{hold}/done"), json!({}))
-            .await;
+async fn run_on_both_backends(system: &mut System) {
+    let worker_done = {
+        let system = &*system;
+        move || async move {
+            // The hand-over has opened the hold; the user presses Done on the card.
+            let state = system.state().await;
+            let hold = state["holds"][0]["id"].as_str().expect("an open hold");
+            system
+                .post(&format!("/api/holds/{hold}/done"), json!({}))
+                .await;
+        }
     };
     let (on_worker, worker_backends) =
         scenario(system, "on-worker", "playwright", worker_done).await;
 
-    let device = system.device.as_ref().unwrap();
-    let mut holds = device.holds();
-
-    let phone_done = move || async move {
+    let mut device = system.device.take().unwrap();
+    let phone_done = async || {
         // The phone is told of the hold, and the user presses Done on the phone.
-        let notice = holds
-            .wait_for(|h| h.as_ref().is_some_and(|h| h.state == "open"))
-            .await
-            .unwrap()
-            .clone()
-            .unwrap();
-        assert_eq!(notice.reason.as_deref(), Some("sign in"));
+        let notice = device.hold("open").await;
+        assert_eq!(notice.reason, "sign in");
         device.hand_back().await;
     };
     let (on_phone, phone_backends) = scenario(system, "on-phone", "device", phone_done).await;
+    system.device = Some(device);
 
     // hand_over names no backend: it is the controller's alone.
     assert!(
@@ -349,7 +390,11 @@ async fn run_on_both_backends(system: &System) {
         "{phone_backends:?}"
     );
     for (worker, phone) in on_worker.iter().zip(&on_phone) {
-        assert_eq!(worker, phone, "the backends disagree at {}", worker.step);
+        assert!(
+            worker == phone,
+            "the backends disagree at {:?}\n--- on the worker:\n{worker:#?}\n--- on the phone:\n{phone:#?}",
+            worker.step
+        );
     }
     assert_eq!(on_worker.len(), on_phone.len());
 
@@ -364,6 +409,18 @@ async fn run_on_both_backends(system: &System) {
         step("key Enter")
     );
     assert!(step("back").url.ends_with("/page"));
+    for (step, state) in [
+        ("extract React", "state:Ada on React"),
+        ("extract Vue", "state:Ada on Vue"),
+    ] {
+        assert!(
+            on_worker
+                .iter()
+                .any(|s| s.step == step && s.text.contains(state)),
+            "{step}: {:?}",
+            on_worker.iter().find(|s| s.step == step)
+        );
+    }
     assert!(
         step("fetch with them").text.contains("persistent=kept"),
         "{:?}",
@@ -371,6 +428,8 @@ async fn run_on_both_backends(system: &System) {
     );
     let shot = step("screenshot").frame.as_ref().unwrap();
     assert_eq!((shot.0, shot.1), (1280, 900));
+    assert_eq!(step("screenshot").jpeg, Some((1280, 900)));
+    assert_eq!(step("navigate").jpeg, Some((412, 915)));
 }
 
 #[tokio::test]
@@ -392,7 +451,7 @@ async fn routing_follows_the_phone_and_a_take_over_on_the_phone_holds_its_thread
     );
     // The user takes the page on the phone: a hold on the thread the phone's page belongs to;
     // handed back on the phone, it closes.
-    let device = system.device.as_ref().unwrap();
+    let device = system.device.as_mut().unwrap();
     device.take_over("signing in").await;
     let held = system
         .wait_for_state("hold", |s| s["holds"][0]["thread"] == "auto")
@@ -402,7 +461,7 @@ async fn routing_follows_the_phone_and_a_take_over_on_the_phone_holds_its_thread
         (&hold["opened_by"], &hold["reason"]),
         (&json!("user"), &json!("signing in"))
     );
-    device.hand_back().await;
+    system.device.as_mut().unwrap().hand_back().await;
     system
         .wait_for_state("hand-back", |s| s["holds"] == json!([]))
         .await;

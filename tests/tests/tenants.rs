@@ -22,7 +22,6 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use nanomuse_device_gateway::GatewayConfig;
-use nanomuse_device_gateway::reference::{self, ReferenceConfig, ReferenceDevice};
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::browser_backend_client::BrowserBackendClient;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
@@ -33,6 +32,7 @@ use nanomuse_proto::tokens::token_digest;
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
 use nanomuse_proto::*;
 use serde_json::{Value, json};
+use support::phone::KotlinPhone;
 use support::*;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::Channel;
@@ -384,7 +384,7 @@ struct System {
     gateway: SocketAddr,
     gateway_shutdown: CancellationToken,
     gateway_task: tokio::task::JoinHandle<anyhow::Result<()>>,
-    phones: Vec<ReferenceDevice>,
+    phones: Vec<KotlinPhone>,
     dir: tempfile::TempDir,
 }
 
@@ -467,17 +467,9 @@ impl System {
 
     /// A phone of the tenant of `device_token`, with its own profile folder.
     async fn connect_phone(&mut self, device_token: &str, folder: &str) {
-        let phone = reference::start(
-            ReferenceConfig {
-                gateway: format!("ws://{}/device", self.gateway),
-                device_id: DEVICE.into(),
-                token: device_token.into(),
-                profiles_root: self.dir.path().join(folder),
-                chromium: None,
-                timeout_ms: 15_000,
-            },
-            CancellationToken::new(),
-        );
+        let folder = self.dir.path().join(folder);
+        let phone =
+            KotlinPhone::connect_in(self.gateway, DEVICE, device_token, Some(&folder)).await;
         self.phones.push(phone);
     }
 

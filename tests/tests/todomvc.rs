@@ -37,9 +37,6 @@ const FIELD_START: &str = "What needs to be ";
 /// when fewer pass.
 const PASS_FLOOR: usize = 52;
 
-/// How many apps run at once.
-const LANES: usize = 2;
-
 /// The corpus's folder: `$NANOMUSE_TODOMVC`, else where `tests/ensure-todomvc.sh` puts it.
 fn corpus() -> PathBuf {
     let folder = std::env::var_os("NANOMUSE_TODOMVC").map_or_else(
@@ -312,80 +309,62 @@ async fn steps(
     Ok(())
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn every_todomvc_app_of_the_corpus_takes_a_todo_completes_it_and_clears_it() {
+/// The corpus's apps to run (`NANOMUSE_TODOMVC_APPS=dojo,polymer` picks some; the floor then
+/// fails), and a site for each.
+async fn corpus_apps() -> (Vec<String>, Vec<std::net::SocketAddr>) {
     let corpus = corpus();
     let mut apps = apps(&corpus);
     assert!(apps.len() >= 60, "the corpus has only {} apps", apps.len());
-    // To look into some apps: NANOMUSE_TODOMVC_APPS=dojo,polymer (the floor then fails).
     if let Ok(only) = std::env::var("NANOMUSE_TODOMVC_APPS") {
         apps.retain(|app| only.split(',').any(|name| name == app));
     }
     let sites = serve_corpus(corpus, apps.len()).await;
-    let dir = tempfile::tempdir().unwrap();
-    let (controller, worker) = controller_with_worker(dir.path(), |_| {}).await;
-    let tool = controller.tool().await;
+    (apps, sites)
+}
 
+/// The task on every app, one after another, each app in a thread (a page) of its own, after
+/// `first` when given; says `on` in the table it prints.
+async fn run_corpus(
+    tool: &mut Tool,
+    on: &str,
+    first: Option<Action>,
+    apps: &[String],
+    sites: &[std::net::SocketAddr],
+) -> Vec<(String, Run)> {
     let started = Instant::now();
-    // Two lanes, each app one after another in a thread (a page) of its own of one browser:
-    // an app that never draws its field costs its lane the looking again, not the whole run.
-    let lanes = (0..LANES).map(|lane| {
-        let mut tool = tool.clone();
-        let mine: Vec<_> = apps
-            .iter()
-            .zip(&sites)
-            .skip(lane)
-            .step_by(LANES)
-            .map(|(app, site)| (app.clone(), *site))
-            .collect();
-        async move {
-            let mut runs = Vec::new();
-            for (app, site) in mine {
-                let url = format!("http://{site}/examples/{app}/index.html");
-                let began = Instant::now();
-                let run = task(&mut tool, &app, url).await;
-                let outcome = match &run.failed {
-                    None => "pass".to_string(),
-                    Some((step, why)) => format!("FAIL at {step}: {why}"),
-                };
-                eprintln!(
-                    "{app:28} {outcome} ({:.1} s)",
-                    began.elapsed().as_secs_f64()
-                );
-                // A page left open costs the browser memory and time for the apps after it.
-                let _ = act(&mut tool, &app, Action::Close(CloseAction {})).await;
-                runs.push((app, run));
-            }
-            runs
+    let mut runs = Vec::new();
+    for (app, site) in apps.iter().zip(sites) {
+        let url = format!("http://{site}/examples/{app}/index.html");
+        let began = Instant::now();
+        if let Some(first) = &first {
+            act(tool, app, first.clone()).await.unwrap();
         }
-    });
-    let mut runs: Vec<_> = futures::future::join_all(lanes)
-        .await
-        .into_iter()
-        .flatten()
-        .collect();
-    runs.sort_by(|(a, _), (b, _)| a.cmp(b));
+        let run = task(tool, app, url).await;
+        let outcome = match &run.failed {
+            None => "pass".to_string(),
+            Some((step, why)) => format!("FAIL at {step}: {why}"),
+        };
+        eprintln!(
+            "{on}: {app:28} {outcome} ({:.1} s)",
+            began.elapsed().as_secs_f64()
+        );
+        // A page left open costs the browser memory and time for the apps after it.
+        let _ = act(tool, app, Action::Close(CloseAction {})).await;
+        runs.push((app.clone(), run));
+    }
     let passed = runs.iter().filter(|(_, run)| run.failed.is_none()).count();
     eprintln!(
-        "ours: {passed} of {} apps pass, in {:.0} s",
+        "{on}: {passed} of {} apps pass, in {:.0} s",
         runs.len(),
         started.elapsed().as_secs_f64()
     );
-    controller.stop().await;
-    worker.stop().await;
-    // For the benchmark's table of ours against Playwright (tests/bench/todomvc_peer.py --ours).
-    let table: serde_json::Map<String, serde_json::Value> = runs
-        .iter()
-        .map(|(app, run)| {
-            let (step, why) = run.failed.clone().unzip();
-            let row =
-                serde_json::json!({"pass": run.failed.is_none(), "failed": step, "error": why});
-            (app.clone(), row)
-        })
-        .collect();
-    let results = Path::new(env!("CARGO_TARGET_TMPDIR")).join("todomvc-ours.json");
-    std::fs::write(&results, serde_json::to_string_pretty(&table).unwrap()).unwrap();
+    runs
+}
 
+/// No listing failed, every todo shown had its checkbox named by it, and at least the floor
+/// of apps passed.
+fn check(runs: &[(String, Run)]) {
+    let passed = runs.iter().filter(|(_, run)| run.failed.is_none()).count();
     let listing_failures: Vec<_> = runs
         .iter()
         .filter_map(|(app, run)| Some((app, run.listing_failed.as_ref()?)))
@@ -407,4 +386,82 @@ async fn every_todomvc_app_of_the_corpus_takes_a_todo_completes_it_and_clears_it
         passed >= PASS_FLOOR,
         "only {passed} apps pass, fewer than the {PASS_FLOOR} that did"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_todomvc_app_of_the_corpus_takes_a_todo_completes_it_and_clears_it() {
+    let (apps, sites) = corpus_apps().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (controller, worker) = controller_with_worker(dir.path(), |_| {}).await;
+    let mut tool = controller.tool().await;
+    let runs = run_corpus(&mut tool, "worker", None, &apps, &sites).await;
+    controller.stop().await;
+    worker.stop().await;
+    // For the benchmark's table of ours against Playwright (tests/bench/todomvc_peer.py --ours).
+    let table: serde_json::Map<String, serde_json::Value> = runs
+        .iter()
+        .map(|(app, run)| {
+            let (step, why) = run.failed.clone().unzip();
+            let row =
+                serde_json::json!({"pass": run.failed.is_none(), "failed": step, "error": why});
+            (app.clone(), row)
+        })
+        .collect();
+    let results = Path::new(env!("CARGO_TARGET_TMPDIR")).join("todomvc-ours.json");
+    std::fs::write(&results, serde_json::to_string_pretty(&table).unwrap()).unwrap();
+    check(&runs);
+}
+
+/// The same task on the phone path: controller → gateway → the phone's own Kotlin code with a
+/// headless Chromium for its WebView (`android/run-phone.sh`), on the desktop profile as on
+/// the worker.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_todomvc_app_of_the_corpus_does_the_same_on_the_phone() {
+    const DEVICE_TOKEN: &str = "device-token-of-local-todo";
+    let (apps, sites) = corpus_apps().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut gateway_config = nanomuse_device_gateway::GatewayConfig::default();
+    // The embedded controller has no tokens: its one tenant is "local".
+    gateway_config
+        .device_tokens
+        .insert(DEVICE_TOKEN.into(), "local".into());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let gateway_address = listener.local_addr().unwrap();
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let gateway = tokio::spawn(nanomuse_device_gateway::run(
+        gateway_config,
+        listener,
+        shutdown.clone(),
+    ));
+    let (controller, worker) = controller_with_worker(dir.path(), |config| {
+        config.controller.gateways = vec![format!("http://{gateway_address}")];
+    })
+    .await;
+    let phone = phone::KotlinPhone::connect(gateway_address, "todo-phone", DEVICE_TOKEN).await;
+    let mut tool = controller.tool().await;
+    // A thread goes to the phone once the controller has heard of it (auto: the phone first).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let reply = act(&mut tool, "which", Action::State(StateAction {})).await;
+        if reply.is_ok_and(|reply| reply.backend == "device:todo-phone") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the controller never routed to the phone"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The worker's profile: a phone's own (412 CSS px wide, the apps' "learn" panels above
+    // them) puts most apps' todo list below the fold, where no listing looks.
+    let desktop = Action::Profile(ProfileAction {
+        kind: Some(profile_action::Kind::Desktop(true)),
+    });
+    let runs = run_corpus(&mut tool, "phone", Some(desktop), &apps, &sites).await;
+    phone.stop().await;
+    controller.stop().await;
+    worker.stop().await;
+    shutdown.cancel();
+    gateway.await.unwrap().unwrap();
+    check(&runs);
 }

@@ -2,6 +2,8 @@
 //! worker on a real socket, and small readers of what Chromium leaves behind.
 #![allow(dead_code)]
 
+pub mod phone;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
