@@ -13,6 +13,7 @@ pub mod frames;
 pub mod holds;
 pub mod http;
 pub mod listing;
+pub mod mcp;
 pub mod metrics;
 pub mod observed;
 pub mod scheduler;
