@@ -431,8 +431,36 @@ fn read_with(spec: &Spec, mut arguments: JsonObject) -> Result<Call, String> {
             }
         }
     }
-    let action = (spec.read)(arguments).map_err(|error| format!("{}: {error}", spec.name))?;
+    let action = (spec.read)(arguments)
+        .map_err(|error| format!("{}: {error}; it takes {}", spec.name, takes(spec)))?;
     Ok(Call { target, action })
+}
+
+/// The tool's arguments as a sentence's end: "n (required), thread, workspace".
+fn takes(spec: &Spec) -> String {
+    let schema = (spec.schema)();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let names: Vec<String> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| {
+            properties
+                .keys()
+                .map(|name| {
+                    if required.contains(&name.as_str()) {
+                        format!("{name} (required)")
+                    } else {
+                        name.clone()
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    names.join(", ")
 }
 
 /// Deserializes a tool's own arguments, saying in a sentence what is wrong.
@@ -572,6 +600,10 @@ mod tests {
             "{error}"
         );
         assert!(error.contains("seven"), "{error}");
+        assert!(
+            error.ends_with("; it takes n (required), thread, workspace"),
+            "{error}"
+        );
         let error = call("browser_click", json!({})).unwrap_err();
         assert!(error.contains("missing field `n`"), "{error}");
         let error = call("browser_back", json!({"url": "x"})).unwrap_err();
