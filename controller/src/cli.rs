@@ -269,6 +269,8 @@ where
             return Ok(Invocation::Mcp(crate::mcp::stdio::StdioOptions {
                 server: resolve(cli.server, "NANOMUSE_SERVER"),
                 token: resolve(cli.token, "NANOMUSE_TOKEN"),
+                thread: resolve(cli.thread, "NANOMUSE_THREAD"),
+                workspace: resolve(cli.workspace, "NANOMUSE_WORKSPACE"),
                 embedded,
             }));
         }

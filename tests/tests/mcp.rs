@@ -215,10 +215,6 @@ fn check_session(report: &Value, site: SocketAddr, cancel: bool) -> String {
         text(handed)
     );
     let thread = thread_of_card(handed);
-    assert!(
-        thread.starts_with("mcp-"),
-        "a session is a thread of its own: {thread}"
-    );
 
     let mut next = 8;
     if cancel {
@@ -442,6 +438,10 @@ async fn streamable_http_on_the_hosted_controller_serves_the_tools_holds_and_ten
     )
     .await;
     let thread_of_a = check_session(&report, site, false);
+    assert!(
+        thread_of_a.starts_with("mcp-"),
+        "a session is a thread: {thread_of_a}"
+    );
 
     // Tenant B naming A's thread acts on a thread of its own: nothing of A's page.
     let report = client(
@@ -531,7 +531,11 @@ async fn stdio_forwards_to_a_running_server_with_holds_progress_and_cancellation
         session_plan(site, hosted.address, Some(TOKEN_A), true),
     )
     .await;
-    check_session(&report, site, true);
+    let thread = check_session(&report, site, true);
+    assert!(
+        thread.starts_with("mcp-"),
+        "a session is a thread: {thread}"
+    );
 
     // Without the token the server refuses, and the client is told so.
     let stdio = vec![
@@ -585,7 +589,11 @@ async fn the_embedded_serve_speaks_mcp_without_a_token_and_refuses_pages_and_for
         session_plan(site, address, None, false),
     )
     .await;
-    check_session(&report, site, false);
+    let thread = check_session(&report, site, false);
+    assert!(
+        thread.starts_with("mcp-"),
+        "a session is a thread: {thread}"
+    );
 
     let (status, _, body) = post(&mcp, initialize(), &[("origin", "http://127.0.0.1:9")]).await;
     assert_eq!(status, 403, "a page on another local port: {body}");
@@ -597,7 +605,7 @@ async fn the_embedded_serve_speaks_mcp_without_a_token_and_refuses_pages_and_for
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn stdio_starts_the_embedded_server_when_none_runs() {
+async fn stdio_starts_the_embedded_server_when_none_runs_on_the_thread_it_names() {
     logs();
     let site = serve_site().await;
     let dir = tempfile::tempdir().unwrap();
@@ -610,9 +618,12 @@ async fn stdio_starts_the_embedded_server_when_none_runs() {
         address.to_string(),
         "--data".to_string(),
         dir.path().display().to_string(),
+        "--thread".to_string(),
+        "desktop-agent".to_string(),
     ];
     let report = client(&stdio, session_plan(site, address, None, false)).await;
-    check_session(&report, site, false);
+    let thread = check_session(&report, site, false);
+    assert_eq!(thread, "desktop-agent", "the thread `mcp --thread` names");
     // It stopped with its client: nothing listens there now.
     assert!(tokio::net::TcpStream::connect(address).await.is_err());
 }

@@ -27,6 +27,11 @@ use crate::app::Controller;
 /// How often a call waiting for the user reports progress.
 pub const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
+/// Headers that name the thread and workspace of the calls that name none (`nanomuse-browser
+/// mcp --thread`, or an HTTP client's configuration).
+pub const THREAD_HEADER: &str = "nanomuse-thread";
+pub const WORKSPACE_HEADER: &str = "nanomuse-workspace";
+
 /// The thread of calls made outside a session (a client that keeps none) that name none.
 pub const SESSIONLESS_THREAD: &str = "mcp";
 
@@ -220,11 +225,26 @@ impl ServerHandler for BrowserMcp {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(sentence)]).into());
             }
         };
-        let thread = call.target.thread.unwrap_or_else(|| session_thread(parts));
+        let header = |name: &str| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_string)
+        };
+        let thread = call
+            .target
+            .thread
+            .or_else(|| header(THREAD_HEADER))
+            .unwrap_or_else(|| session_thread(parts));
         let card = card_url(parts, &thread);
         let request = ActRequest {
             thread: thread.clone(),
-            workspace: call.target.workspace.unwrap_or_default(),
+            workspace: call
+                .target
+                .workspace
+                .or_else(|| header(WORKSPACE_HEADER))
+                .unwrap_or_default(),
             backend: String::new(),
             action: Some(call.action),
         };

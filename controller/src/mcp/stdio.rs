@@ -14,6 +14,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio_util::sync::CancellationToken;
 
+use super::server::{THREAD_HEADER, WORKSPACE_HEADER};
 use crate::cli::ServeArgs;
 
 const NAME: &str = "nanomuse-browser mcp";
@@ -24,6 +25,9 @@ pub struct StdioOptions {
     /// The server to forward to; `None`: the embedded one on `embedded.listen`.
     pub server: Option<String>,
     pub token: Option<String>,
+    /// The thread and workspace of calls that name none (else the session's own thread).
+    pub thread: Option<String>,
+    pub workspace: Option<String>,
     /// Where the embedded server listens and keeps its state, when it is started.
     pub embedded: ServeArgs,
 }
@@ -44,10 +48,10 @@ pub async fn main(options: StdioOptions) -> i32 {
 async fn run(options: StdioOptions) -> anyhow::Result<()> {
     let listen = options.embedded.listen.clone();
     if let Some(server) = &options.server {
-        return relay(&mcp_url(server), options.token.as_deref()).await;
+        return relay(&mcp_url(server), &options).await;
     }
     if tokio::net::TcpStream::connect(&listen).await.is_ok() {
-        return relay(&format!("http://{listen}/mcp"), options.token.as_deref()).await;
+        return relay(&format!("http://{listen}/mcp"), &options).await;
     }
     let config = crate::serve::embedded_config(&options.embedded.clone().into_options())?;
     let shutdown = CancellationToken::new();
@@ -65,7 +69,7 @@ async fn run(options: StdioOptions) -> anyhow::Result<()> {
              http://{address}/browser/<thread>, data: {})",
             options.embedded.data.display()
         );
-        let relayed = relay(&format!("http://{address}/mcp"), None).await;
+        let relayed = relay(&format!("http://{address}/mcp"), &options).await;
         shutdown.cancel();
         relayed
     };
@@ -90,11 +94,23 @@ fn mcp_url(server: &str) -> String {
 
 /// Moves the client's messages to the server and the server's back, until the client closes
 /// standard input.
-async fn relay(url: &str, token: Option<&str>) -> anyhow::Result<()> {
+async fn relay(url: &str, options: &StdioOptions) -> anyhow::Result<()> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
-    if let Some(token) = token {
+    if let Some(token) = &options.token {
         config = config.auth_header(token);
     }
+    let mut defaults = std::collections::HashMap::new();
+    for (header, value) in [
+        (THREAD_HEADER, &options.thread),
+        (WORKSPACE_HEADER, &options.workspace),
+    ] {
+        if let Some(value) = value {
+            let value = http::HeaderValue::from_str(value)
+                .map_err(|_| anyhow::anyhow!("{value:?} cannot be sent in a header"))?;
+            defaults.insert(http::HeaderName::from_static(header), value);
+        }
+    }
+    config = config.custom_headers(defaults);
     let mut server = StreamableHttpClientTransport::from_config(config);
     let mut client =
         AsyncRwTransport::<RoleServer, _, _>::new_server(tokio::io::stdin(), tokio::io::stdout());

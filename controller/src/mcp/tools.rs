@@ -22,7 +22,7 @@ use crate::holds::REASON_MAX;
 #[derive(Debug, Default, Clone, PartialEq, Deserialize, JsonSchema)]
 pub struct Target {
     /// The conversation whose page to act on. Leave it out to use this MCP session's own
-    /// thread; name one (1-128 of A-Z a-z 0-9 - _ .) to keep several pages apart, or to come
+    /// thread (or the one its connection was set up with); name one (1-128 of A-Z a-z 0-9 - _ .) to keep several pages apart, or to come
     /// back to a page in a later session.
     pub thread: Option<String>,
     /// The workspace (the logged-in browser profile: cookies, storage) a new thread uses;
