@@ -8,7 +8,8 @@ tool calls in order, as a model would: an argument {"$element": "Label"} is the 
 the element so labelled in the last reply's listing. A step with "release_hold" presses Done on
 the open hold with that reason through the HTTP API once the call reports its first progress
 (the call is waiting for the user then). It prints what it saw as one JSON object on stdout;
-the Rust test judges it.
+the Rust test judges it. With "list_resources", it lists the thread's frames and reads the
+newest; "read_resources" names frames to read.
 """
 
 import argparse
@@ -126,6 +127,18 @@ async def session_run(read, write, plan):
             if seen["texts"]:
                 last_text = seen["texts"][0]
             report["steps"].append(seen)
+        if plan.get("list_resources"):
+            listed = await session.list_resources()
+            report["resources"] = [{"uri": str(r.uri), "mime": r.mime_type, "name": r.name} for r in listed.resources]
+        report["reads"] = []
+        for uri in plan.get("read_resources", []) + [r["uri"] for r in report.get("resources", [])[:1]]:
+            try:
+                read = await session.read_resource(uri)
+                (contents,) = read.contents
+                base64.b64decode(contents.blob, validate=True)
+                report["reads"].append({"uri": uri, "mime": contents.mime_type, "data": contents.blob})
+            except Exception as error:
+                report["reads"].append({"uri": uri, "error": f"{type(error).__name__}: {error}"})
     return report
 
 

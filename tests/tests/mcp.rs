@@ -6,7 +6,7 @@
 //! itself. What the client saw is judged here: the fourteen tools and their schemas, listings
 //! and JPEG frames, React state changed by typing and clicking, bad arguments as tool errors,
 //! holds that make the next call wait (with progress) until the HTTP API's Done, cancellation,
-//! and the HTTP side's refusals (no token, another tenant's session or thread, a foreign
+//! the thread's frames as resources, and the HTTP side's refusals (no token, another tenant's session or thread, a foreign
 //! Origin).
 
 mod support;
@@ -427,30 +427,59 @@ fn initialize() -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn streamable_http_on_the_hosted_controller_serves_the_tools_holds_and_tenants() {
+async fn streamable_http_on_the_hosted_controller_serves_the_tools_holds_frames_and_tenants() {
     logs();
     let site = serve_site().await;
     let hosted = Hosted::start().await;
 
-    let report = client(
-        &http_client(&hosted.mcp(), Some(TOKEN_A)),
-        session_plan(site, hosted.address, Some(TOKEN_A), false),
-    )
-    .await;
+    let mut plan = session_plan(site, hosted.address, Some(TOKEN_A), false);
+    plan["list_resources"] = json!(true);
+    let report = client(&http_client(&hosted.mcp(), Some(TOKEN_A)), plan).await;
     let thread_of_a = check_session(&report, site, false);
     assert!(
         thread_of_a.starts_with("mcp-"),
         "a session is a thread: {thread_of_a}"
     );
+    // Its frames as resources, newest first: the form as the user sees it.
+    let frames = report["resources"].as_array().unwrap();
+    assert!(frames.len() >= 4, "navigate ×2, type, click: {frames:?}");
+    let newest = frames[0]["uri"].as_str().unwrap().to_string();
+    assert!(
+        newest.starts_with(&format!("nanomuse://frames/{thread_of_a}/")),
+        "{newest}"
+    );
+    assert_eq!(frames[0]["mime"], "image/jpeg");
+    assert_eq!(report["reads"][0]["uri"], newest.as_str());
+    let read = json!({"images": [report["reads"][0]], "texts": []});
+    assert_eq!(jpeg_of(&read), (1280, 900));
 
     // Tenant B naming A's thread acts on a thread of its own: nothing of A's page.
+    // Reading A's frame, B is told there is no such frame, as for one that never was.
+    let unknown = format!("nanomuse://frames/{thread_of_a}/999999");
     let report = client(
         &http_client(&hosted.mcp(), Some(TOKEN_B)),
-        json!({"steps": [{"tool": "browser_state", "args": {"thread": thread_of_a}}]}),
+        json!({"steps": [{"tool": "browser_state", "args": {"thread": thread_of_a}}],
+               "read_resources": [newest, unknown]}),
     )
     .await;
     let seen_by_b = text(succeeded(step(&report, 0)));
     assert!(!seen_by_b.contains("react-form"), "{seen_by_b}");
+    let reads = report["reads"].as_array().unwrap();
+    for read in reads {
+        let error = read["error"].as_str().unwrap_or_else(|| panic!("{read}"));
+        assert!(error.contains("there is no frame"), "{error}");
+    }
+    assert_eq!(
+        reads[0]["error"]
+            .as_str()
+            .unwrap()
+            .replace(&newest, "<uri>"),
+        reads[1]["error"]
+            .as_str()
+            .unwrap()
+            .replace(&unknown, "<uri>"),
+        "another tenant's frame answers as an unknown one"
+    );
 
     // No token, or one nobody has: 401 with a challenge.
     for token in [None, Some("Bearer not-a-token-0123456789")] {

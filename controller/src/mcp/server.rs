@@ -14,14 +14,15 @@ use nanomuse_proto::act_request::Action;
 use nanomuse_proto::{ActReply, ActRequest};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ContentBlock, Implementation, InitializeResult,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion, ServerCapabilities, Tool,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::http::Tenant;
-use super::tools;
+use super::{frames, tools};
 use crate::app::Controller;
 
 /// How often a call waiting for the user reports progress.
@@ -40,7 +41,8 @@ const INSTRUCTIONS: &str = "A real web browser. Each conversation has its own pa
     browser_click and browser_type take. Every reply that changes the page lists it again with \
     a picture of the viewport; use the newest numbers. For a login, a one-time code or a \
     CAPTCHA, call browser_hand_over and tell the user the card's address: your next call waits \
-    until they hand the page back.";
+    until they hand the page back. The thread's last pictures are resources \
+    (nanomuse://frames/<thread>/<id>).";
 
 /// One MCP session's (or one sessionless request's) server.
 pub struct BrowserMcp {
@@ -149,6 +151,29 @@ fn http_parts(context: &RequestContext<RoleServer>) -> Result<&http::request::Pa
         .ok_or_else(|| ErrorData::internal_error("the call came without its HTTP request", None))
 }
 
+fn header(parts: &http::request::Parts, name: &str) -> Option<String> {
+    parts
+        .headers
+        .get(name)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_string)
+}
+
+/// The thread of a call that names none: the connection's (its `nanomuse-thread` header),
+/// else the session's own.
+fn default_thread(parts: &http::request::Parts) -> String {
+    header(parts, THREAD_HEADER).unwrap_or_else(|| session_thread(parts))
+}
+
+/// The call's tenant, as the HTTP layer authenticated it.
+fn tenant(parts: &http::request::Parts) -> Result<String, ErrorData> {
+    parts
+        .extensions
+        .get::<Tenant>()
+        .map(|tenant| tenant.0.clone())
+        .ok_or_else(|| ErrorData::internal_error("the call has no tenant", None))
+}
+
 /// This session's own thread: `mcp-<session id>`; `mcp` for calls outside a session.
 fn session_thread(parts: &http::request::Parts) -> String {
     parts
@@ -172,7 +197,11 @@ fn card_url(parts: &http::request::Parts, thread: &str) -> Option<String> {
 
 impl ServerHandler for BrowserMcp {
     fn get_info(&self) -> InitializeResult {
-        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build();
+        let mut info = InitializeResult::new(capabilities);
         info.protocol_version = ProtocolVersion::V_2025_11_25;
         info.server_info = Implementation::new("nanomuse-browser", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(INSTRUCTIONS.into());
@@ -198,18 +227,32 @@ impl ServerHandler for BrowserMcp {
         tools::tool(name)
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let parts = http_parts(&context)?;
+        frames::list(&self.controller, &tenant(parts)?, &default_thread(parts))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let parts = http_parts(&context)?;
+        let frame = frames::read(&self.controller, &tenant(parts)?, &request.uri).await?;
+        Ok(frame.into())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
         let parts = http_parts(&context)?;
-        let tenant = parts
-            .extensions
-            .get::<Tenant>()
-            .ok_or_else(|| ErrorData::internal_error("the call has no tenant", None))?
-            .0
-            .clone();
+        let tenant = tenant(parts)?;
         let Some(call) = tools::read_call(&request.name, request.arguments) else {
             return Err(ErrorData::invalid_params(
                 format!(
@@ -225,25 +268,14 @@ impl ServerHandler for BrowserMcp {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(sentence)]).into());
             }
         };
-        let header = |name: &str| {
-            parts
-                .headers
-                .get(name)
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_string)
-        };
-        let thread = call
-            .target
-            .thread
-            .or_else(|| header(THREAD_HEADER))
-            .unwrap_or_else(|| session_thread(parts));
+        let thread = call.target.thread.unwrap_or_else(|| default_thread(parts));
         let card = card_url(parts, &thread);
         let request = ActRequest {
             thread: thread.clone(),
             workspace: call
                 .target
                 .workspace
-                .or_else(|| header(WORKSPACE_HEADER))
+                .or_else(|| header(parts, WORKSPACE_HEADER))
                 .unwrap_or_default(),
             backend: String::new(),
             action: Some(call.action),
