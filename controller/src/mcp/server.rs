@@ -74,14 +74,20 @@ impl BrowserMcp {
             )));
         }
         if let Some(frame) = reply.frame.as_ref().filter(|frame| !frame.id.is_empty()) {
-            // Taken right after the reply; `frame` waits for the picture.
-            let frame = self
-                .controller
-                .frame(tenant, &thread, &frame.id)
-                .await
-                .map_err(|error| error.to_string())?;
-            let jpeg = base64::engine::general_purpose::STANDARD.encode(&frame.jpeg);
-            content.push(ContentBlock::image(jpeg, "image/jpeg"));
+            // Taken right after the reply; `frame` waits for the picture. Without one the
+            // action still happened: the model must not be told it failed and do it again.
+            match self.controller.frame(tenant, &thread, &frame.id).await {
+                Ok(frame) => {
+                    let jpeg = base64::engine::general_purpose::STANDARD.encode(&frame.jpeg);
+                    content.push(ContentBlock::image(jpeg, "image/jpeg"));
+                }
+                Err(error) => {
+                    tracing::warn!(thread, %error, "MCP reply without its frame");
+                    content.push(ContentBlock::text(format!(
+                        "(No picture this time: {error}.)"
+                    )));
+                }
+            }
         }
         Ok(content)
     }
