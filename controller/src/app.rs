@@ -51,6 +51,45 @@ pub struct Controller {
     background: tokio_util::task::TaskTracker,
     /// One lock per thread: a thread's actions run in order, threads run concurrently.
     thread_locks: Mutex<HashMap<ThreadKey, Arc<tokio::sync::Mutex<()>>>>,
+    /// Each tenant's actions under way, for its quota.
+    in_flight: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+/// One action of a tenant counted as under way until this drops.
+struct InFlight {
+    counts: Arc<Mutex<HashMap<String, usize>>>,
+    tenant: String,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut counts = self.counts.lock().unwrap();
+        if let Some(n) = counts.get_mut(&self.tenant) {
+            *n -= 1;
+            if *n == 0 {
+                counts.remove(&self.tenant);
+            }
+        }
+    }
+}
+
+/// The longest key name `key` takes, in bytes ("Control+Shift+ArrowLeft" and the like).
+const KEY_MAX_BYTES: usize = 64;
+
+/// A key as the agent or the user names it: short plain text, no NUL or control character.
+pub fn check_key(key: &str) -> Result<()> {
+    nanomuse_proto::names::check_text("key", key, KEY_MAX_BYTES)
+        .map_err(ControllerError::InvalidArgument)
+}
+
+/// The texts of `action` that name something (a key, a hold's reason), checked before anything
+/// is created, so a bad one changes nothing.
+fn check_texts(action: &Action) -> Result<()> {
+    match action {
+        Action::Key(key) => check_key(&key.key),
+        Action::HandOver(hand_over) => crate::holds::check_reason(&hand_over.reason),
+        _ => Ok(()),
+    }
 }
 
 /// Thread and workspace ids name records and profile folders (see [`check_name`]).
@@ -60,7 +99,8 @@ pub fn check_id(what: &str, value: &str) -> Result<()> {
 
 impl Controller {
     pub fn new(config: Arc<Config>, store: Arc<dyn Store>) -> Result<Self> {
-        let holds = Holds::load(store.clone(), config.hold_timeout())?;
+        let holds = Holds::load(store.clone(), config.hold_timeout())?
+            .with_quota(config.controller.quotas.open_holds);
         let hop_secret = config
             .hop_secret()
             .map_err(ControllerError::InvalidArgument)?;
@@ -83,6 +123,7 @@ impl Controller {
             store,
             scheduler,
             thread_locks: Mutex::default(),
+            in_flight: Arc::default(),
             background: tokio_util::task::TaskTracker::new(),
         })
     }
@@ -214,6 +255,7 @@ impl Controller {
             workspace
         };
         check_id("workspace", workspace)?;
+        self.check_thread_quotas(tenant, workspace)?;
         let backend = match backend {
             "" => self.config.browser.backend.clone(),
             "auto" | "playwright" | "device" => backend.to_string(),
@@ -237,6 +279,51 @@ impl Controller {
         self.store.put_thread(tenant, thread, &record)?;
         self.store.flush().await?;
         Ok(record)
+    }
+
+    /// Refuses a new thread of `tenant` (in `workspace`) past its quotas of threads and of
+    /// profiles (distinct workspaces, each a browser profile on a worker).
+    fn check_thread_quotas(&self, tenant: &str, workspace: &str) -> Result<()> {
+        let quotas = &self.config.controller.quotas;
+        let threads = self.store.threads(tenant)?;
+        if threads.len() >= quotas.threads {
+            return Err(ControllerError::ResourceExhausted(format!(
+                "this tenant has {} threads, the most it may have (controller.quotas.threads): \
+                 go on in one of them",
+                threads.len()
+            )));
+        }
+        let mut workspaces: std::collections::HashSet<&str> =
+            threads.iter().map(|(_, r)| r.workspace.as_str()).collect();
+        if !workspaces.contains(workspace) {
+            workspaces.insert(workspace);
+            if workspaces.len() > quotas.profiles {
+                return Err(ControllerError::ResourceExhausted(format!(
+                    "this tenant has {} workspaces (browser profiles), the most it may have \
+                     (controller.quotas.profiles): use one of them for this thread",
+                    workspaces.len() - 1
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts one action of `tenant` as under way, refused past its quota.
+    fn start_action(&self, tenant: &str) -> Result<InFlight> {
+        let limit = self.config.controller.quotas.actions_in_flight;
+        let mut counts = self.in_flight.lock().unwrap();
+        let count = counts.entry(tenant.to_string()).or_default();
+        if *count >= limit {
+            return Err(ControllerError::ResourceExhausted(format!(
+                "this tenant has {count} actions under way, the most it may have at once \
+                 (controller.quotas.actions_in_flight): wait for one to finish"
+            )));
+        }
+        *count += 1;
+        Ok(InFlight {
+            counts: self.in_flight.clone(),
+            tenant: tenant.to_string(),
+        })
     }
 
     /// Moves `thread` to another backend: "auto" (the phone when one is connected),
@@ -301,8 +388,10 @@ impl Controller {
                     .into(),
             ));
         };
-        // Before anything is created or opened: a refused URL changes nothing.
+        // Before anything is created or opened: a refused URL or text changes nothing.
+        check_texts(&action)?;
         self.url_policies.check_action(tenant, &action).await?;
+        let in_flight = self.start_action(tenant)?;
         let key = (tenant.to_string(), request.thread.clone());
         let in_order = self.thread_lock(&key).lock_owned().await;
         let record = self
@@ -343,6 +432,7 @@ impl Controller {
                 async move {
                     let _in_order = in_order;
                     let _slot = route;
+                    let _in_flight = in_flight;
                     capture_frame(backend, frames, &tenant, &thread, session, pending).await;
                 }
                 .instrument(tracing::Span::current()),
@@ -370,7 +460,11 @@ impl Controller {
             ControllerError::NotFound(if frame_id.is_empty() {
                 format!("thread {thread:?} has no frame yet")
             } else {
-                format!("no frame {frame_id:?} of thread {thread:?} (a thread keeps its last 12)")
+                format!(
+                    "no frame {frame_id:?} of thread {thread:?}: a thread keeps its last 12, and \
+                     a picture still being taken when the controller stopped was never made \
+                     (take a screenshot for a new one)"
+                )
             })
         })
     }
@@ -378,8 +472,9 @@ impl Controller {
 
 fn bad_backend(backend: &str) -> ControllerError {
     ControllerError::InvalidArgument(format!(
-        "backend {backend:?} is not one of auto, playwright (the server's browser) or device \
-         (the phone's)"
+        "backend {:?} is not one of auto, playwright (the server's browser) or device \
+         (the phone's)",
+        nanomuse_proto::limits::excerpt(backend)
     ))
 }
 

@@ -72,12 +72,13 @@ pub enum ActionCommand {
     Extract,
     /// Click element N of the last listing.
     Click {
-        #[arg(value_parser = clap::value_parser!(i64).range(0..))]
+        // A negative number is a number, answered by the action's own error, not a flag.
+        #[arg(allow_negative_numbers = true)]
         n: i64,
     },
     /// Fill element N with TEXT, with the page's own input events.
     Type {
-        #[arg(value_parser = clap::value_parser!(i64).range(0..))]
+        #[arg(allow_negative_numbers = true)]
         n: i64,
         // Text to type may well start with a dash ("-5", "--").
         #[arg(allow_hyphen_values = true)]
@@ -92,10 +93,14 @@ pub enum ActionCommand {
     },
     /// One step back in history.
     Back,
-    /// Wait up to 15 s for a page still drawing itself, then report its state.
+    /// Pause SECONDS (at most 15), or without them until the page is quiet (no request, no
+    /// change to the page for a moment; at most 15 s), then report the page's state.
     Wait {
-        #[arg(value_parser = parse_seconds)]
+        #[arg(allow_negative_numbers = true, value_parser = parse_seconds)]
         seconds: Option<f64>,
+        /// Wait until TEXT is on the page instead (at most SECONDS, or 15 s).
+        #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+        text: Option<String>,
     },
     /// A fresh picture of the page.
     Screenshot {
@@ -317,8 +322,9 @@ pub fn to_request(invocation: &ActInvocation) -> ActRequest {
         ActionCommand::Key { key } => Action::Key(KeyAction { key: key.clone() }),
         ActionCommand::Scroll { dy } => Action::Scroll(ScrollAction { dy: *dy }),
         ActionCommand::Back => Action::Back(BackAction {}),
-        ActionCommand::Wait { seconds } => Action::Wait(WaitAction {
+        ActionCommand::Wait { seconds, text } => Action::Wait(WaitAction {
             seconds: seconds.unwrap_or(0.0),
+            text: text.clone().unwrap_or_default(),
         }),
         ActionCommand::Screenshot { .. } => Action::Screenshot(ScreenshotAction {}),
         ActionCommand::Fetch { url, method, body } => Action::Fetch(FetchAction {
@@ -424,8 +430,12 @@ pub fn render_error_json(message: &str) -> Value {
 /// Runs the command line (`args[0]` is the program name) and returns the exit code: 0 on
 /// success, 1 when the action failed, 2 on bad usage.
 pub async fn main_with(args: Vec<String>) -> i32 {
+    let json = wants_json(&args);
     let invocation = match parse(args) {
         Ok(invocation) => invocation,
+        Err(error) if json && error.exit_code() != 0 => {
+            return fail(true, 2, &usage_message(&error));
+        }
         Err(error) => {
             // Help and version are "errors" too, printed on stdout with code 0.
             let _ = error.print();
@@ -435,10 +445,7 @@ pub async fn main_with(args: Vec<String>) -> i32 {
     match invocation {
         Invocation::Serve(serve) => match crate::serve::serve(serve.into_options()).await {
             Ok(()) => 0,
-            Err(error) => {
-                eprintln!("{NAME}: {}", one_line(&format!("{error:#}")));
-                1
-            }
+            Err(error) => fail(json, 1, &format!("{error:#}")),
         },
         Invocation::Mcp(options) => crate::mcp::stdio::main(options).await,
         Invocation::HashToken(token) => match hash_token(token) {
@@ -446,10 +453,7 @@ pub async fn main_with(args: Vec<String>) -> i32 {
                 print_stdout(&digest);
                 0
             }
-            Err(message) => {
-                eprintln!("{NAME}: {message}");
-                1
-            }
+            Err(message) => fail(json, 1, &message),
         },
         Invocation::Act(invocation) => match traced_act(&invocation).await {
             Ok(reply) => {
@@ -460,16 +464,47 @@ pub async fn main_with(args: Vec<String>) -> i32 {
                 }
                 0
             }
-            Err(message) => {
-                let message = one_line(&message);
-                eprintln!("{NAME}: {message}");
-                if invocation.json {
-                    print_stdout(&render_error_json(&message).to_string());
-                }
-                1
-            }
+            Err(message) => fail(invocation.json, 1, &message),
         },
     }
+}
+
+/// Says what went wrong on stderr, and with `--json` as one JSON object on stdout too, so a
+/// program reading stdout always gets JSON; returns the exit code.
+fn fail(json: bool, code: i32, message: &str) -> i32 {
+    let message = one_line(message);
+    eprintln!("{NAME}: {message}");
+    if json {
+        print_stdout(&render_error_json(&message).to_string());
+    }
+    code
+}
+
+/// Whether the command line asks for `--json`, read before parsing so that a usage error is
+/// JSON too: the flag anywhere before a `--` that ends the options.
+fn wants_json(args: &[String]) -> bool {
+    args.iter()
+        .skip(1)
+        .take_while(|arg| arg.as_str() != "--")
+        .any(|arg| arg == "--json")
+}
+
+/// clap's message for a usage error without its `error: ` prefix and usage block, plus the
+/// way to the help.
+fn usage_message(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    // What clap says before its usage block, e.g. "the following required arguments were not
+    // provided: <DY>", on one line.
+    let said: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more information"))
+        .filter(|line| !line.is_empty())
+        .collect();
+    let said = said.join(" ");
+    let said = said.strip_prefix("error: ").unwrap_or(&said);
+    let said = if said.is_empty() { "bad usage" } else { said };
+    format!("{said} (see `{NAME} --help`)")
 }
 
 /// The digest of `token` (or of standard input's first line) as a token file keeps it.
@@ -509,11 +544,16 @@ async fn traced_act(invocation: &ActInvocation) -> Result<ActReply, String> {
         otel.name = format!("{NAME} {name}"),
         otel.kind = "client",
         action = name,
+        otel.status_code = tracing::field::Empty,
     );
     if let Some(trace_id) = nanomuse_proto::telemetry::trace_id_of(&span) {
         eprintln!("{NAME}: trace {trace_id}");
     }
-    let reply = act(invocation).instrument(span).await;
+    let reply = act(invocation).instrument(span.clone()).await;
+    if reply.is_err() {
+        span.record("otel.status_code", "ERROR");
+    }
+    drop(span);
     // Flushes the spans before the process exits.
     drop(telemetry);
     reply
@@ -691,7 +731,11 @@ mod tests {
     fn click() {
         assert_eq!(action(&["click", "7"]), Action::Click(ClickAction { n: 7 }));
         assert_eq!(usage_error(&["click", "seven"]), ErrorKind::ValueValidation);
-        usage_error(&["click", "-1"]);
+        // The action answers a number below 1 (with what the listing has).
+        assert_eq!(
+            action(&["click", "-1"]),
+            Action::Click(ClickAction { n: -1 })
+        );
         usage_error(&["click"]);
     }
 
@@ -748,12 +792,20 @@ mod tests {
 
     #[test]
     fn wait() {
-        assert_eq!(action(&["wait"]), Action::Wait(WaitAction { seconds: 0.0 }));
+        let wait = |seconds: f64, text: &str| {
+            Action::Wait(WaitAction {
+                seconds,
+                text: text.into(),
+            })
+        };
+        assert_eq!(action(&["wait"]), wait(0.0, ""));
+        assert_eq!(action(&["wait", "2.5"]), wait(2.5, ""));
+        assert_eq!(action(&["wait", "--text", "Saved"]), wait(0.0, "Saved"));
         assert_eq!(
-            action(&["wait", "2.5"]),
-            Action::Wait(WaitAction { seconds: 2.5 })
+            action(&["wait", "4", "--text", "-1 item"]),
+            wait(4.0, "-1 item")
         );
-        usage_error(&["wait", "-1"]);
+        assert_eq!(usage_error(&["wait", "-1"]), ErrorKind::ValueValidation);
         assert_eq!(usage_error(&["wait", "soon"]), ErrorKind::ValueValidation);
     }
 

@@ -72,6 +72,40 @@ pub struct ControllerSection {
     pub gateways: Vec<String>,
     /// The URL policy (the spec's Sentinel) every navigate and fetch passes.
     pub url_policy: UrlPolicySection,
+    /// Host names the HTTP API and the card answer to besides the bound address, `localhost`,
+    /// 127.0.0.1 and [::1] (with the port): "browser.example.com" (any port) or
+    /// "browser.example.com:8443". A request whose `Host` or `Origin` names anything else is
+    /// refused (403), so a page that rebinds its own name to this machine reaches nothing.
+    /// A deployment reached by a name (an ingress, a Service) lists that name here.
+    pub http_hosts: Vec<String>,
+    /// What one tenant may hold at once.
+    pub quotas: QuotaSection,
+}
+
+/// `[controller.quotas]`: per tenant, so one tenant cannot crowd out the others. Reaching one
+/// is RESOURCE_EXHAUSTED (HTTP 429) with a sentence naming the quota; nothing changes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct QuotaSection {
+    /// Threads a tenant may have.
+    pub threads: usize,
+    /// Holds a tenant may have open.
+    pub open_holds: usize,
+    /// Workspaces (browser profiles) a tenant may have placed on workers.
+    pub profiles: usize,
+    /// Actions of a tenant under way at once (waiting for a worker slot included).
+    pub actions_in_flight: usize,
+}
+
+impl Default for QuotaSection {
+    fn default() -> Self {
+        Self {
+            threads: 1_000,
+            open_holds: 100,
+            profiles: 50,
+            actions_in_flight: 64,
+        }
+    }
 }
 
 /// `[controller.url_policy]`: the deployment's URL policy, and per-tenant host lists merged
@@ -155,6 +189,8 @@ impl Default for ControllerSection {
             hop_secret: String::new(),
             gateways: Vec::new(),
             url_policy: UrlPolicySection::default(),
+            http_hosts: Vec::new(),
+            quotas: QuotaSection::default(),
         }
     }
 }
@@ -266,6 +302,29 @@ impl Config {
         {
             return Err(format!(
                 "controller.gateways: {bad:?} is not a gRPC address like http://host:port"
+            ));
+        }
+        for (name, value) in [
+            ("controller.quotas.threads", c.quotas.threads),
+            ("controller.quotas.open_holds", c.quotas.open_holds),
+            ("controller.quotas.profiles", c.quotas.profiles),
+            (
+                "controller.quotas.actions_in_flight",
+                c.quotas.actions_in_flight,
+            ),
+        ] {
+            if value == 0 {
+                return Err(format!("{name} must be above 0"));
+            }
+        }
+        if let Some(bad) = c
+            .http_hosts
+            .iter()
+            .find(|h| crate::http::guard::HostName::parse(h).is_none())
+        {
+            return Err(format!(
+                "controller.http_hosts: {bad:?} is not a host name like \"browser.example.com\" \
+                 or \"browser.example.com:8443\""
             ));
         }
         self.token_table()?;

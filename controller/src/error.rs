@@ -17,9 +17,17 @@ pub enum ControllerError {
     /// The URL policy refused the destination; the message names the rule.
     #[error("{0}")]
     PermissionDenied(String),
-    /// Every worker is full and the queue's deadline passed, or the queue is full.
+    /// Every worker is full and the queue's deadline passed, or the queue is full, or one of
+    /// the tenant's quotas (`controller.quotas`) is reached.
     #[error("{0}")]
     ResourceExhausted(String),
+    /// A request body larger than the server takes.
+    #[error("{0}")]
+    TooLarge(String),
+    /// An HTTP call that changes state sent no JSON body (a form or a blind request of a
+    /// page, see `http::guard`).
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// No worker can take the action now (none registered, or the workspace's one is down).
     #[error("{0}")]
     Unavailable(String),
@@ -60,7 +68,10 @@ impl From<ControllerError> for tonic::Status {
         if let ControllerError::Backend(backend) = error {
             return tonic::Status::from(backend);
         }
-        tonic::Status::new(error.code(), error.to_string())
+        tonic::Status::new(
+            error.code(),
+            nanomuse_proto::limits::bounded_message(&error.to_string()),
+        )
     }
 }
 
@@ -74,7 +85,10 @@ impl ControllerError {
             ControllerError::StaleListing(_) => Code::FailedPrecondition,
             ControllerError::Unauthenticated(_) => Code::Unauthenticated,
             ControllerError::PermissionDenied(_) => Code::PermissionDenied,
-            ControllerError::ResourceExhausted(_) => Code::ResourceExhausted,
+            ControllerError::ResourceExhausted(_) | ControllerError::TooLarge(_) => {
+                Code::ResourceExhausted
+            }
+            ControllerError::UnsupportedMediaType(_) => Code::InvalidArgument,
             ControllerError::Unavailable(_) => Code::Unavailable,
             ControllerError::Unimplemented(_) => Code::Unimplemented,
             ControllerError::Conflict(_) => Code::FailedPrecondition,
@@ -93,6 +107,8 @@ impl ControllerError {
             ControllerError::Unauthenticated(_) => S::UNAUTHORIZED,
             ControllerError::PermissionDenied(_) => S::FORBIDDEN,
             ControllerError::ResourceExhausted(_) => S::TOO_MANY_REQUESTS,
+            ControllerError::TooLarge(_) => S::PAYLOAD_TOO_LARGE,
+            ControllerError::UnsupportedMediaType(_) => S::UNSUPPORTED_MEDIA_TYPE,
             ControllerError::Unavailable(_) => S::SERVICE_UNAVAILABLE,
             ControllerError::Unimplemented(_) => S::NOT_IMPLEMENTED,
             ControllerError::Backend(backend) => match backend {

@@ -52,10 +52,10 @@ impl FrameHub {
         }
     }
 
-    /// A number for a frame of `thread` about to be made; the frame is pending until it is
+    /// An id for a frame of `thread` about to be made ([`crate::store::new_id`]); the frame is pending until it is
     /// published or abandoned.
     pub fn reserve_id(&self, tenant: &str, thread: &str) -> Result<String> {
-        let id = self.store.next_id()?.to_string();
+        let id = crate::store::new_id("f")?;
         self.pending
             .lock()
             .unwrap()

@@ -111,6 +111,8 @@ pub struct Holds {
     open: Mutex<HashMap<ThreadKey, Hold>>,
     changes: broadcast::Sender<HoldChange>,
     timeout: Duration,
+    /// How many holds one tenant may have open (`controller.quotas.open_holds`).
+    max_open: usize,
 }
 
 impl Holds {
@@ -126,7 +128,14 @@ impl Holds {
             open: Mutex::new(open),
             changes: broadcast::channel(256).0,
             timeout,
+            max_open: usize::MAX,
         })
+    }
+
+    /// The same, with at most `max_open` holds open per tenant.
+    pub fn with_quota(mut self, max_open: usize) -> Self {
+        self.max_open = max_open;
+        self
     }
 
     pub fn timeout(&self) -> Duration {
@@ -175,24 +184,22 @@ impl Holds {
         opened_by: OpenedBy,
     ) -> Result<(Hold, bool)> {
         let reason = reason.trim();
-        if reason.is_empty() {
-            return Err(ControllerError::InvalidArgument(
-                "a hold needs a reason the user reads, e.g. \"sign in to example.com\"".into(),
-            ));
-        }
-        if reason.chars().count() > REASON_MAX {
-            return Err(ControllerError::InvalidArgument(format!(
-                "the reason is longer than {REASON_MAX} characters; say it in a sentence"
-            )));
-        }
+        check_reason(reason)?;
         let hold = {
             let mut open = self.open.lock().unwrap();
             let key = (tenant.to_string(), thread.to_string());
             if let Some(hold) = open.get(&key) {
                 return Ok((hold.clone(), false));
             }
+            let tenants_open = open.keys().filter(|(t, _)| t == tenant).count();
+            if tenants_open >= self.max_open {
+                return Err(ControllerError::ResourceExhausted(format!(
+                    "{tenants_open} holds are open already, the most one tenant may have \
+                     (controller.quotas.open_holds): press Done on one first"
+                )));
+            }
             let hold = Hold {
-                id: format!("h{}", self.store.next_id()?),
+                id: crate::store::new_id("h")?,
                 thread: thread.to_string(),
                 reason: reason.to_string(),
                 opened_by,
@@ -327,6 +334,24 @@ impl Holds {
             }
         }
     }
+}
+
+/// A hold's reason as the user reads it: some words, at most [`REASON_MAX`] characters, no
+/// NUL or other control character.
+pub fn check_reason(reason: &str) -> Result<()> {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Err(ControllerError::InvalidArgument(
+            "a hold needs a reason the user reads, e.g. \"sign in to example.com\"".into(),
+        ));
+    }
+    if reason.chars().count() > REASON_MAX {
+        return Err(ControllerError::InvalidArgument(format!(
+            "the reason is longer than {REASON_MAX} characters; say it in a sentence"
+        )));
+    }
+    nanomuse_proto::names::check_text("reason", reason, REASON_MAX * 4)
+        .map_err(ControllerError::InvalidArgument)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod config;
 pub mod devices;
 pub mod error;
 pub mod frames;
+mod group_commit;
 pub mod holds;
 pub mod http;
 pub mod listing;
@@ -122,6 +123,10 @@ pub async fn run_with_local(
         controller: controller.clone(),
         tenants,
         shutdown: shutdown.clone(),
+        allowed: Arc::new(http::guard::AllowedHosts::new(
+            address,
+            &config.controller.http_hosts,
+        )),
     }));
     // One port: gRPC's routes are its services' paths, everything else is HTTP.
     let app = tonic::service::Routes::from(api.merge(nanomuse_proto::metrics::router()))
@@ -134,6 +139,7 @@ pub async fn run_with_local(
         .add_service(WorkerRegistryServer::new(registry))
         .into_axum_router()
         .fallback(http::not_found)
+        .layer(axum::middleware::from_fn(http::guard::grpc_over_http2_only))
         .layer(nanomuse_proto::telemetry::ServerTraceLayer);
     tracing::info!(%address, "controller serving gRPC and HTTP");
     let listener = listener.tap_io(|stream| {

@@ -13,6 +13,11 @@ use serde_json::Value;
 /// Returns `{url, title, elements: [{n, label, kind, href, state}], above, below}` and keeps the
 /// listed elements in `window.__nanomuseListing` for [`RESOLVE_JS`]. The value of a password
 /// field never leaves the page: its state is only `(filled)` or `(empty)`.
+///
+/// It never fails on a page: pages patch or replace DOM methods (the Shadow DOM polyfill of
+/// Polymer's TodoMVC returns node lists that cannot be iterated), so it walks the DOM with the
+/// prototypes' own methods where it can, and a node, a root or a label it cannot read is left
+/// out rather than failing the page.
 pub const LIST_JS: &str = r##"(args) => {
   const listingId = String(args.listing_id);
   const maxListed = Number.isFinite(args.max) ? Math.max(0, Math.floor(args.max)) : 500;
@@ -21,6 +26,35 @@ pub const LIST_JS: &str = r##"(args) => {
   const LABEL_LIMIT = 80;
   const VALUE_LIMIT = 40;
   const HREF_LIMIT = 500;
+
+  // The prototypes' own methods, called on the nodes, so a page that replaces them on its
+  // nodes (`document.querySelectorAll = …`) does not change what is listed.
+  const QUERY_ALL = new Map([
+    [9, Document.prototype.querySelectorAll],
+    [11, DocumentFragment.prototype.querySelectorAll],
+    [1, Element.prototype.querySelectorAll],
+  ]);
+  const allIn = (root, selector) => {
+    try {
+      return QUERY_ALL.get(root.nodeType).call(root, selector);
+    } catch (_) {
+      // A wrapped node (a polyfill's) is not the DOM's own: its own method, if any.
+      try {
+        const found = root.querySelectorAll(selector);
+        return found && typeof found.length === 'number' ? found : [];
+      } catch (_) {
+        return [];
+      }
+    }
+  };
+  // What a field is described by when nothing names it, and what makes a handler's element a
+  // container of controls rather than a control itself.
+  const CONTROLS = 'a[href], button, input:not([type="hidden"]), select, textarea, summary, '
+    + '[contenteditable=""], [contenteditable="true"], [role="button"], [role="link"], '
+    + '[role="checkbox"], [role="radio"], [role="switch"], [role="tab"], [role="menuitem"], '
+    + '[role="option"], [role="textbox"], [role="combobox"]';
+  const FIELDS = 'input:not([type="hidden"]), select, textarea, [role="checkbox"], [role="radio"], '
+    + '[role="switch"], [role="textbox"], [role="combobox"]';
 
   // A Map, so role="constructor" does not find Object.prototype's.
   const ROLE_KINDS = new Map(Object.entries({
@@ -42,7 +76,13 @@ pub const LIST_JS: &str = r##"(args) => {
   const cut = (text, limit) => {
     if (text.length <= limit) return text;
     // Cut by code points so an emoji is never split in half.
-    return Array.from(text.slice(0, limit * 2)).slice(0, limit - 1).join('').trimEnd() + '…';
+    return [...text.slice(0, limit * 2)].slice(0, limit - 1).join('').trimEnd() + '…';
+  };
+  // The items of a DOM list: MooTools' Array.from ignores a mapping function.
+  const itemsOf = (list) => {
+    const items = [];
+    for (let i = 0; i < list.length; i += 1) items.push(list[i]);
+    return items;
   };
   const quoted = (text, limit) => '= ' + JSON.stringify(cut(text.replace(/\p{Cs}/gu, '\uFFFD'), limit));
 
@@ -69,10 +109,23 @@ pub const LIST_JS: &str = r##"(args) => {
     if (el.hasAttribute('contenteditable') && el.isContentEditable) {
       return el.parentElement && el.parentElement.isContentEditable ? null : 'editable';
     }
-    // A handler on <body> or <html> catches every click on the page; it says nothing.
+    // A handler on <body> or <html> catches every click on the page; it says nothing. Whether
+    // a handler's element is a control or a framework's container is decided by its place
+    // (see `delegates`).
     if (typeof el.onclick === 'function' && tag !== 'body' && tag !== 'html') return 'clickable';
+    // Focusable and drawn as pressable: a control built from a <div>.
+    const tabindex = el.getAttribute('tabindex');
+    if (tabindex !== null && Number(tabindex) >= 0 && getComputedStyle(el).cursor === 'pointer') {
+      return 'clickable';
+    }
     return null;
   };
+
+  // A handler on an element that holds controls of its own, or that spans (almost) the whole
+  // view, is a framework delegating events (React's root container, Vue's app, a layout
+  // wrapper): what a person presses is inside it.
+  const delegates = (el, rect) =>
+    allIn(el, CONTROLS).length > 0 || (rect.width >= 0.9 * viewWidth && rect.height >= 0.9 * viewHeight);
 
   const hasArea = (rect) => rect.width > 0 && rect.height > 0;
   const visibleByCss = (el) => {
@@ -102,19 +155,29 @@ pub const LIST_JS: &str = r##"(args) => {
   let above = 0;
   let below = 0;
 
+  // Drawn except for its opacity: a styled checkbox laid transparent over what the page draws
+  // for it (dijit's), which is where a finger presses.
+  const transparentOnly = (el) =>
+    !!el.checkVisibility && el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
+
   const consider = (el, kind, frame) => {
     if (!isFieldKind(kind) && insideContainer(el)) return;
     let target = el;
     let rect = el.getBoundingClientRect();
+    if (kind === 'clickable' && delegates(el, rect)) return;
     if (!hasArea(rect) || !visibleByCss(el)) {
+      const toggle = ['checkbox', 'radio', 'switch'].includes(kind);
       // Styled checkboxes hide the real input and draw its <label>, which is what a finger
       // presses; pressing it toggles the input.
-      const label = ['checkbox', 'radio', 'switch'].includes(kind) && el.labels && el.labels[0];
-      if (!label || standIns.has(label)) return;
-      rect = label.getBoundingClientRect();
-      if (!hasArea(rect) || !visibleByCss(label)) return;
-      target = label;
-      standIns.add(label);
+      const label = toggle && el.labels && el.labels[0];
+      const labelRect = label && !standIns.has(label) && label.getBoundingClientRect();
+      if (labelRect && hasArea(labelRect) && visibleByCss(label)) {
+        rect = labelRect;
+        target = label;
+        standIns.add(label);
+      } else if (!(toggle && hasArea(rect) && transparentOnly(el))) {
+        return;
+      }
     }
     if (CONTAINER_KINDS.has(kind)) containers.add(el);
     const box = {
@@ -150,14 +213,21 @@ pub const LIST_JS: &str = r##"(args) => {
   };
 
   const visit = (root, frame) => {
-    for (const el of root.querySelectorAll('*')) {
-      const kind = kindOf(el);
-      if (kind) consider(el, kind, frame);
-      if (el.shadowRoot) visit(el.shadowRoot, frame);
-      if (el.localName === 'iframe' || el.localName === 'frame') {
-        const inner = frameInside(el, frame);
-        if (inner) visit(inner.doc, inner);
-      }
+    const all = allIn(root, '*');
+    for (let i = 0; i < all.length; i += 1) {
+      const el = all[i];
+      // One element the page made unreadable is left out, not the page.
+      try {
+        const kind = kindOf(el);
+        if (kind) consider(el, kind, frame);
+      } catch (_) { /* left out */ }
+      try {
+        if (el.shadowRoot) visit(el.shadowRoot, frame);
+        if (el.localName === 'iframe' || el.localName === 'frame') {
+          const inner = frameInside(el, frame);
+          if (inner) visit(inner.doc, inner);
+        }
+      } catch (_) { /* left out */ }
     }
   };
   visit(document, { x: 0, y: 0, clip: null });
@@ -210,22 +280,71 @@ pub const LIST_JS: &str = r##"(args) => {
     return el.value || { submit: 'Submit', reset: 'Reset' }[el.type] || '';
   };
 
-  const labelOf = (el) => {
+  // Text a person sees, inside `container` but not inside `field`; with `plain`, not inside
+  // another control either (a row's "Edit" button does not name its checkbox).
+  const textAround = (container, field, plain) => {
+    const walker = container.ownerDocument.createTreeWalker(container, NodeFilter.SHOW_TEXT);
+    let text = '';
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || field.contains(node) || parent.closest('select, textarea, script, style, template')) continue;
+      if (plain) {
+        const control = parent.closest(CONTROLS);
+        if (control && container.contains(control)) continue;
+      }
+      if (parent.checkVisibility && !parent.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true })) continue;
+      text += node.data + ' ';
+    }
+    return collapse(text);
+  };
+  // A field nothing names is named by what a person reads beside it: a <label> next to it that
+  // is not tied to another field, else the text of the nearest enclosing row, list item or box
+  // that holds no other field (a todo's checkbox by its todo, a table row's by the row).
+  const contextOf = (el) => {
+    for (const sibling of [el.previousElementSibling, el.nextElementSibling]) {
+      if (sibling && sibling.localName === 'label' && !sibling.hasAttribute('for') && allIn(sibling, FIELDS).length === 0) {
+        const text = collapse(sibling.innerText);
+        if (text) return text;
+      }
+    }
+    let node = el.parentElement;
+    for (let depth = 0; node && depth < 4 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
+      const fields = allIn(node, FIELDS);
+      for (let i = 0; i < fields.length; i += 1) {
+        if (fields[i] !== el && hasArea(fields[i].getBoundingClientRect())) return '';
+      }
+      const text = textAround(node, el, true) || textAround(node, el, false);
+      if (text) return text;
+    }
+    return '';
+  };
+  // What CSS draws as an icon's text (TodoMVC's "×"), as an accessibility tree names it.
+  const drawnText = (el) => ['::before', '::after']
+    .map((pseudo) => /^"(.*)"$/.exec(getComputedStyle(el, pseudo).content))
+    .filter(Boolean)
+    // Icon fonts draw from the private use area: no text to a person.
+    .map((match) => match[1].replace(/[\uE000-\uF8FF]/g, ''))
+    .join(' ');
+
+  const labelOf = (el, kind) => {
     const isField = ['input', 'select', 'textarea'].includes(el.localName);
     const sources = [
       () => el.getAttribute('aria-label'),
       () => textOfIds(el, el.getAttribute('aria-labelledby')),
-      () => (isField && el.labels ? Array.from(el.labels, (label) => labelText(label, el)).join(' ') : ''),
+      () => (isField && el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
       // A field's innerText is nothing useful (a <select>'s is every option).
       () => (isField ? '' : el.innerText),
       () => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'),
       () => buttonInputText(el),
       () => imageText(el),
       () => el.getAttribute('title'),
+      () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
       () => el.getAttribute('name'),
     ];
     for (const source of sources) {
-      const text = collapse(source());
+      // A source the page made unreadable names nothing; the next one may.
+      let text = '';
+      try { text = collapse(source()); } catch (_) { /* the next source */ }
       if (text) return cut(text, LABEL_LIMIT);
     }
     return '';
@@ -248,7 +367,7 @@ pub const LIST_JS: &str = r##"(args) => {
       const checked = tag === 'input' ? el.checked : el.getAttribute('aria-checked') === 'true';
       parts.push(checked ? '(checked)' : '(unchecked)');
     } else if (tag === 'select') {
-      const chosen = collapse(Array.from(el.selectedOptions, (option) => option.text).join(', '));
+      const chosen = collapse(itemsOf(el.selectedOptions).map((option) => option.text).join(', '));
       parts.push(chosen ? quoted(chosen, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && (el.type === 'password' || SECRET_AUTOCOMPLETE.test(el.autocomplete || ''))) {
       // Passwords go to the website, never through the model.
@@ -269,12 +388,15 @@ pub const LIST_JS: &str = r##"(args) => {
     return parts.join(' ');
   };
 
+  const readable = (read) => {
+    try { return read(); } catch (_) { return ''; }
+  };
   const elements = listed.map((item, index) => ({
     n: index + 1,
-    label: labelOf(item.el),
+    label: labelOf(item.el, item.kind),
     kind: item.kind,
-    href: hrefOf(item.el, item.kind),
-    state: stateOf(item.el, item.kind),
+    href: readable(() => hrefOf(item.el, item.kind)),
+    state: readable(() => stateOf(item.el, item.kind)),
   }));
   // Not enumerable, so the page's own code that walks window's properties does not trip on it.
   Object.defineProperty(window, '__nanomuseListing', {

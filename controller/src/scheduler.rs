@@ -520,14 +520,49 @@ impl Scheduler {
 
     /// Drains worker `name` within `budget`: no new workspace or action goes to it, the
     /// actions on it get up to half the budget to finish, then the profile of each workspace
-    /// placed on it is exported and parked here. The worker is drained at the end.
-    pub async fn drain(&self, name: &str, budget: Duration) -> Result<DrainReply> {
+    /// placed on it is exported and parked here. The worker is drained at the end. A worker
+    /// this controller does not know (it restarted since the worker's last heartbeat) but that
+    /// holds placements is taken on at `address` for the drain, so its profiles move all the
+    /// same.
+    pub async fn drain(
+        &self,
+        name: &str,
+        address: &str,
+        capacity: u32,
+        budget: Duration,
+    ) -> Result<DrainReply> {
         let started = Instant::now();
         let until = started + budget;
-        let Some(worker) = self.workers.read().unwrap().get(name).cloned() else {
-            let left = self.store.placements_on(name)?.len() as u32;
-            tracing::warn!(worker = name, left, "an unknown worker asked to be drained");
-            return Ok(DrainReply { exported: 0, left });
+        let known = self.workers.read().unwrap().get(name).cloned();
+        let worker = match known {
+            Some(worker) => worker,
+            None => {
+                let placed = self.store.placements_on(name)?.len() as u32;
+                if placed == 0 || address.is_empty() || capacity == 0 {
+                    tracing::warn!(
+                        worker = name,
+                        placed,
+                        "an unknown worker asked to be drained"
+                    );
+                    return Ok(DrainReply {
+                        exported: 0,
+                        left: placed,
+                    });
+                }
+                tracing::info!(
+                    worker = name,
+                    address,
+                    placed,
+                    "a worker unknown since the restart asked to be drained; taking it on"
+                );
+                self.register(name, address, capacity)?;
+                self.workers
+                    .read()
+                    .unwrap()
+                    .get(name)
+                    .cloned()
+                    .expect("just registered")
+            }
         };
         {
             let _placing = self.placing.lock().await;

@@ -152,7 +152,7 @@ impl WorkerRegistry for WorkerRegistryService {
         let reply = self
             .controller
             .scheduler
-            .drain(&request.name, budget)
+            .drain(&request.name, &request.address, request.capacity, budget)
             .await?;
         Ok(Response::new(reply))
     }

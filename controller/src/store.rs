@@ -86,11 +86,20 @@ pub trait Store: Send + Sync + 'static {
     fn put_thread(&self, tenant: &str, thread: &str, record: &ThreadRecord) -> Result<()>;
     /// The tenant's threads, by name.
     fn threads(&self, tenant: &str) -> Result<Vec<(String, ThreadRecord)>>;
+    /// At most `limit` of the tenant's threads, by name, starting after `after` ("": from
+    /// the first): a page of them.
+    fn threads_after(
+        &self,
+        tenant: &str,
+        after: &str,
+        limit: usize,
+    ) -> Result<Vec<(String, ThreadRecord)>>;
     fn listing(&self, tenant: &str, thread: &str) -> Result<Option<Listing>>;
     fn put_listing(&self, tenant: &str, thread: &str, listing: Option<&Listing>) -> Result<()>;
-    /// A new, ever-increasing number (frame and hold ids).
+    /// A new, ever-increasing number (the order of a thread's frames), never handed out twice,
+    /// across a crash too.
     fn next_id(&self) -> Result<u64>;
-    /// Stores a frame (its `id` is a number from [`Store::next_id`]) and drops the
+    /// Stores a frame (its `id` from [`new_id`]) after the thread's others and drops the
     /// thread's frames beyond the newest [`FRAMES_KEPT`].
     fn add_frame(&self, tenant: &str, frame: &Frame) -> Result<()>;
     /// The thread's frames, oldest first.
@@ -117,6 +126,7 @@ pub trait Store: Send + Sync + 'static {
 
 pub struct SledStore {
     db: sled::Db,
+    commits: crate::group_commit::GroupCommit,
     threads: sled::Tree,
     listings: sled::Tree,
     frames: sled::Tree,
@@ -129,10 +139,28 @@ fn key(parts: &[&str]) -> Vec<u8> {
     parts.join("\0").into_bytes()
 }
 
-fn frame_key(tenant: &str, thread: &str, id: u64) -> Vec<u8> {
+/// A frame's key: its thread's prefix, then its place in the thread's order (so a prefix scan
+/// yields them oldest first), then its id (so a lookup by id reads keys only).
+fn frame_key(tenant: &str, thread: &str, order: u64, id: &str) -> Vec<u8> {
     let mut key = key(&[tenant, thread, ""]);
-    key.extend_from_slice(&id.to_be_bytes());
+    key.extend_from_slice(&order.to_be_bytes());
+    key.extend_from_slice(id.as_bytes());
     key
+}
+
+/// A new hold or frame id: `prefix` and 128 random bits from the operating system. Nobody can
+/// guess another's id (ids are not a counter shared by every tenant) and none is handed out
+/// twice, across a crash too, with nothing to persist.
+pub fn new_id(prefix: &str) -> Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ControllerError::Store(format!("no randomness for a new id: {e}")))?;
+    let mut id = String::with_capacity(prefix.len() + 32);
+    id.push_str(prefix);
+    for byte in bytes {
+        id.push_str(&format!("{byte:02x}"));
+    }
+    Ok(id)
 }
 
 fn decode_frame(bytes: &[u8]) -> Result<Frame> {
@@ -168,6 +196,7 @@ impl SledStore {
             placements: db.open_tree("placements")?,
             parked: db.open_tree("parked")?,
             db,
+            commits: Default::default(),
         })
     }
 }
@@ -201,6 +230,33 @@ impl Store for SledStore {
             .collect()
     }
 
+    fn threads_after(
+        &self,
+        tenant: &str,
+        after: &str,
+        limit: usize,
+    ) -> Result<Vec<(String, ThreadRecord)>> {
+        let prefix = key(&[tenant, ""]);
+        let mut start = key(&[tenant, after]);
+        if !after.is_empty() {
+            // Just past `after` itself: the smallest key greater than it.
+            start.push(0);
+        }
+        let mut end = key(&[tenant]);
+        end.push(1);
+        self.threads
+            .range(start..end)
+            .take(limit)
+            .map(|entry| {
+                let (name, record) = entry?;
+                Ok((
+                    String::from_utf8_lossy(&name[prefix.len()..]).into_owned(),
+                    decode(&record)?,
+                ))
+            })
+            .collect()
+    }
+
     fn listing(&self, tenant: &str, thread: &str) -> Result<Option<Listing>> {
         self.listings
             .get(key(&[tenant, thread]))?
@@ -223,11 +279,11 @@ impl Store for SledStore {
     }
 
     fn add_frame(&self, tenant: &str, frame: &Frame) -> Result<()> {
-        let id: u64 = frame.id.parse().map_err(|_| {
-            ControllerError::Store(format!("frame id {:?} is not a number", frame.id))
-        })?;
-        self.frames
-            .insert(frame_key(tenant, &frame.thread, id), frame.encode_to_vec())?;
+        let order = self.next_id()?;
+        self.frames.insert(
+            frame_key(tenant, &frame.thread, order, &frame.id),
+            frame.encode_to_vec(),
+        )?;
         let prefix = key(&[tenant, &frame.thread, ""]);
         let keys: Vec<_> = self
             .frames
@@ -249,13 +305,23 @@ impl Store for SledStore {
     }
 
     fn frame(&self, tenant: &str, thread: &str, id: &str) -> Result<Option<Frame>> {
-        let Ok(id) = id.parse::<u64>() else {
+        if id.is_empty() {
             return Ok(None);
-        };
-        self.frames
-            .get(frame_key(tenant, thread, id))?
-            .map(|bytes| decode_frame(&bytes))
-            .transpose()
+        }
+        // A thread keeps a dozen frames: its keys are read, not its pictures.
+        let prefix = key(&[tenant, thread, ""]);
+        for key in self.frames.scan_prefix(&prefix).keys() {
+            let key = key?;
+            let order_end = prefix.len() + 8;
+            if key.len() > order_end && &key[order_end..] == id.as_bytes() {
+                return self
+                    .frames
+                    .get(&key)?
+                    .map(|bytes| decode_frame(&bytes))
+                    .transpose();
+            }
+        }
+        Ok(None)
     }
 
     fn latest_frame(&self, tenant: &str, thread: &str) -> Result<Option<Frame>> {
@@ -355,12 +421,21 @@ impl Store for SledStore {
 
     async fn flush(&self) -> Result<()> {
         // sled's `flush_async` can wait forever when flushes overlap; its blocking flush,
-        // off the runtime's threads, does not.
-        let db = self.db.clone();
-        tokio::task::spawn_blocking(move || db.flush())
+        // off the runtime's threads, does not. Writers waiting meanwhile share the next one.
+        let flush = || {
+            let db = self.db.clone();
+            async move {
+                match tokio::task::spawn_blocking(move || db.flush()).await {
+                    Ok(Ok(_)) => Ok(()),
+                    Ok(Err(error)) => Err(format!("flushing the store: {error}")),
+                    Err(error) => Err(format!("flush task failed: {error}")),
+                }
+            }
+        };
+        self.commits
+            .flush(flush)
             .await
-            .map_err(|e| ControllerError::Store(format!("flush task failed: {e}")))??;
-        Ok(())
+            .map_err(ControllerError::Store)
     }
 }
 
@@ -368,9 +443,9 @@ impl Store for SledStore {
 mod tests {
     use super::*;
 
-    fn frame(store: &SledStore, thread: &str, caption: &str) -> Frame {
+    fn frame(thread: &str, caption: &str) -> Frame {
         Frame {
-            id: store.next_id().unwrap().to_string(),
+            id: new_id("f").unwrap(),
             thread: thread.into(),
             caption: caption.into(),
             jpeg: vec![0xFF, 0xD8],
@@ -383,7 +458,7 @@ mod tests {
         let store = SledStore::temporary().unwrap();
         let mut ids = Vec::new();
         for i in 0..13 {
-            let f = frame(&store, "t", &format!("frame {i}"));
+            let f = frame("t", &format!("frame {i}"));
             ids.push(f.id.clone());
             store.add_frame("acme", &f).unwrap();
         }
@@ -393,6 +468,34 @@ mod tests {
         assert_eq!(kept[11].caption, "frame 12");
         assert!(store.frame("acme", "t", &ids[0]).unwrap().is_none());
         assert!(store.frame("acme", "t", &ids[12]).unwrap().is_some());
+    }
+
+    #[test]
+    fn threads_come_a_page_at_a_time_and_only_the_tenants_own() {
+        let store = SledStore::temporary().unwrap();
+        let record = ThreadRecord {
+            workspace: "w".into(),
+            backend: "auto".into(),
+            profile: ProfileSetting::desktop(),
+        };
+        for name in ["t1", "t2", "t3", "t4"] {
+            store.put_thread("a", name, &record).unwrap();
+        }
+        store.put_thread("a2", "t0", &record).unwrap();
+        store.put_thread("b", "t0", &record).unwrap();
+        let names = |page: Vec<(String, ThreadRecord)>| -> Vec<String> {
+            page.into_iter().map(|(name, _)| name).collect()
+        };
+        assert_eq!(
+            names(store.threads_after("a", "", 2).unwrap()),
+            ["t1", "t2"]
+        );
+        assert_eq!(
+            names(store.threads_after("a", "t2", 2).unwrap()),
+            ["t3", "t4"]
+        );
+        assert!(store.threads_after("a", "t4", 2).unwrap().is_empty());
+        assert_eq!(names(store.threads_after("b", "", 9).unwrap()), ["t0"]);
     }
 
     #[test]
@@ -409,7 +512,7 @@ mod tests {
             },
         };
         store.put_thread("a", "t", &record).unwrap();
-        let f = frame(&store, "t", "a's");
+        let f = frame("t", "a's");
         store.add_frame("a", &f).unwrap();
         store.put_placement("a", "w", "worker-1").unwrap();
         assert_eq!(store.thread("a", "t").unwrap(), Some(record));

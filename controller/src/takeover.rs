@@ -61,13 +61,22 @@ impl UserInput {
             UserInput::Key { key } if key.trim().is_empty() => {
                 return bad("name a key: Enter, Tab, Escape, Backspace, an arrow, …".into());
             }
+            UserInput::Key { key } => crate::app::check_key(key)?,
             UserInput::Open { url } => {
+                let shown = nanomuse_proto::limits::excerpt(url);
+                if url.len() > nanomuse_proto::limits::URL_MAX_BYTES {
+                    return bad(format!(
+                        "the URL is {} bytes long; a URL may have at most {} bytes",
+                        url.len(),
+                        nanomuse_proto::limits::URL_MAX_BYTES
+                    ));
+                }
                 let parsed = url::Url::parse(url.trim()).map_err(|e| {
-                    ControllerError::InvalidArgument(format!("{url:?} is not a URL: {e}"))
+                    ControllerError::InvalidArgument(format!("{shown:?} is not a URL: {e}"))
                 })?;
                 if !matches!(parsed.scheme(), "http" | "https") {
                     return bad(format!(
-                        "only http and https URLs can be opened, not {url:?}"
+                        "only http and https URLs can be opened, not {shown:?}"
                     ));
                 }
             }

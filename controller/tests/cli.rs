@@ -44,8 +44,15 @@ fn serve(data: &std::path::Path) -> (Served, String) {
 }
 
 fn cli(server: &str, args: &[&str]) -> (i32, Value) {
+    // A case that names its own server must not be given two.
+    let server = if args.contains(&"--server") {
+        vec![]
+    } else {
+        vec!["--server", server]
+    };
     let output = Command::new(CLI)
-        .args(["--server", server, "--thread", "cli-test", "--json"])
+        .args(server)
+        .args(["--thread", "cli-test", "--json"])
         .args(args)
         .output()
         .unwrap();
@@ -133,13 +140,67 @@ async fn serve_then_the_cli_navigates_clicks_and_fetches_with_json_output() {
     assert!(fetched["headers"].is_object());
     assert!(fetched["frame"].is_null());
 
-    let (code, failed) = tokio::task::spawn_blocking(move || cli(&server, &["click", "99"]))
-        .await
-        .unwrap();
+    let (code, failed) = tokio::task::spawn_blocking({
+        let server = server.clone();
+        move || cli(&server, &["click", "99"])
+    })
+    .await
+    .unwrap();
     assert_eq!(code, 1);
     assert_eq!(failed["ok"], false);
     assert!(
         failed["error"].as_str().unwrap().contains("element 99"),
         "{failed}"
     );
+
+    tokio::task::spawn_blocking(move || every_failure_is_one_json_object(&server))
+        .await
+        .unwrap();
+}
+
+/// Every way the CLI can fail — usage errors, the action's refusals, an unreachable server,
+/// a bad serve — prints one JSON object `{ok: false, error}` on stdout under `--json`, with
+/// the exit code that says which kind of failure it was (2: usage, 1: the action or program).
+fn every_failure_is_one_json_object(server: &str) {
+    let data = tempfile::tempdir().unwrap();
+    let elsewhere = data.path().join("elsewhere").display().to_string();
+    let cases: &[(&[&str], i32, &str)] = &[
+        // Negative numbers are numbers, answered by the action itself.
+        (&["type", "-3", "x"], 1, "element -3"),
+        (&["click", "-1"], 1, "element -1"),
+        (&["scroll", "up"], 2, "`up` is not a number"),
+        (&["wait", "-1"], 2, "negative"),
+        (&["wait", "16"], 1, "0 to 15 seconds"),
+        (&["wait", "soon"], 2, "`soon` is not a number"),
+        (&["click"], 2, "required"),
+        (&["scroll"], 2, "<DY>"),
+        (&["navigate"], 2, "required"),
+        (&["frobnicate"], 2, "frobnicate"),
+        (&["profile"], 2, "required"),
+        (&["profile", "--width", "5"], 2, "required"),
+        (&["profile", "tablet"], 2, "tablet"),
+        (&["click", "1", "--bogus"], 2, "--bogus"),
+        (&["hash-token", "short"], 1, "characters"),
+        (
+            &["--server", "http://127.0.0.1:1", "state"],
+            1,
+            "127.0.0.1:1",
+        ),
+        (&["--server", "not a url", "state"], 1, "not a url"),
+        (
+            &["serve", "--listen", "0.0.0.0:0", "--data", &elsewhere],
+            1,
+            "tokens",
+        ),
+    ];
+    for (args, expected_code, says) in cases {
+        let (code, reply) = cli(server, args);
+        assert_eq!(code, *expected_code, "{args:?}: {reply}");
+        assert_eq!(reply["ok"], false, "{args:?}: {reply}");
+        let error = reply["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains(says) && !error.contains('\n'),
+            "{args:?}: {error:?} should say {says:?} on one line"
+        );
+    }
 }

@@ -168,7 +168,9 @@ controller_answers() {
   local status
   status=$(
     exec 3<>"/dev/tcp/127.0.0.1/${port[controller]}" || exit 1
-    printf 'GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3
+    # The Host with its port: the controller answers to no other name (http::guard).
+    printf 'GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nConnection: close\r\n\r\n' \
+      "${port[controller]}" >&3
     head -n 1 <&3
   ) 2>/dev/null || return 1
   [[ "$status" == "HTTP/1.1 200"* ]]

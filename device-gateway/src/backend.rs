@@ -52,8 +52,9 @@ impl GatewayBackend {
         let outcome = match &result {
             Ok(_) => "ok",
             Err(error) => {
-                span.record("otel.status_code", "ERROR");
-                outcome_of(tonic::Status::from(error.clone()).code())
+                let code = tonic::Status::from(error.clone()).code();
+                nanomuse_proto::telemetry::mark_if_fault(&span, code);
+                outcome_of(code)
             }
         };
         metrics().op_done(Op::NAME, outcome, started.elapsed());

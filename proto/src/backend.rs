@@ -46,7 +46,9 @@ impl From<BackendError> for tonic::Status {
             BackendError::FailedPrecondition(_) => Code::FailedPrecondition,
             BackendError::Internal(_) => Code::Internal,
         };
-        tonic::Status::new(code, error.to_string())
+        // Bounded here, where every backend's status is made: a message past the client's
+        // 16 KiB of headers would break the whole connection, failing other tenants' ops on it.
+        tonic::Status::new(code, crate::limits::bounded_message(&error.to_string()))
     }
 }
 

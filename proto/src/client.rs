@@ -42,9 +42,22 @@ impl GrpcBackend {
     /// The error of a call: the other end's own status as it is; a connection that failed
     /// (refused, reset, closed mid-call: a status made here, with its cause as its source) as
     /// UNAVAILABLE, saying the op's outcome is unknown.
+    ///
+    /// A status made here whose cause is this one call's stream being reset (the connection
+    /// itself still up, e.g. a reply the client could not take) is that op's failure alone,
+    /// INTERNAL, and says so: the other ops on the connection go on, and nothing is said of
+    /// the other end being down.
     fn failure(&self, op: &str, status: tonic::Status) -> BackendError {
         if std::error::Error::source(&status).is_none() {
             return status.into();
+        }
+        if let Some(reason) = stream_reset(&status) {
+            return BackendError::Internal(format!(
+                "{} could not answer this {op} (its reply was refused: {reason}); the \
+                 connection and other calls on it are unaffected; what the op did is unknown: \
+                 look again",
+                self.peer
+            ));
         }
         BackendError::Unavailable(format!(
             "{} stopped answering during {op} ({}); what the op did is unknown: look again \
@@ -63,6 +76,32 @@ impl GrpcBackend {
             .map_err(|e| BackendError::Unavailable(format!("cannot reach {endpoint}: {e}")))?;
         Ok(Self::new(channel))
     }
+}
+
+/// The reason of an HTTP/2 reset of this call's stream alone for what it carried (a reply too
+/// large or malformed), when that is the cause of `status`; `None` for a connection that failed
+/// (GOAWAY, I/O), a stream refused or cancelled (the other end going away: the op may not have
+/// run, as for a failed connection) or any other cause.
+fn stream_reset(status: &tonic::Status) -> Option<String> {
+    use h2::Reason;
+    let mut source = std::error::Error::source(status);
+    while let Some(cause) = source {
+        if let Some(h2) = cause.downcast_ref::<h2::Error>() {
+            let reason = h2.reason()?;
+            let this_call = matches!(
+                reason,
+                Reason::PROTOCOL_ERROR
+                    | Reason::INTERNAL_ERROR
+                    | Reason::FRAME_SIZE_ERROR
+                    | Reason::COMPRESSION_ERROR
+                    | Reason::ENHANCE_YOUR_CALM
+            );
+            return (h2.is_reset() && !h2.is_go_away() && !h2.is_io() && this_call)
+                .then(|| reason.to_string());
+        }
+        source = cause.source();
+    }
+    None
 }
 
 macro_rules! call {

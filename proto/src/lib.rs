@@ -10,7 +10,7 @@ mod config_file;
 pub mod hop;
 pub mod limits;
 pub mod metrics;
-mod names;
+pub mod names;
 mod server;
 mod shutdown;
 pub mod telemetry;

@@ -42,6 +42,20 @@ impl Drop for Telemetry {
     }
 }
 
+/// chromiumoxide warns about every CDP event its types do not know (Chromium adds some with each
+/// release), on every action: noise a user reads as a fault. Its errors stay; `RUST_LOG` naming
+/// chromiumoxide brings the rest back.
+fn quiet_cdp_noise(filter: tracing_subscriber::EnvFilter) -> tracing_subscriber::EnvFilter {
+    if std::env::var("RUST_LOG").is_ok_and(|value| value.contains("chromiumoxide")) {
+        return filter;
+    }
+    ["chromiumoxide::handler=error", "chromiumoxide::conn=error"]
+        .into_iter()
+        .fold(filter, |filter, directive| {
+            filter.add_directive(directive.parse().expect("a valid directive"))
+        })
+}
+
 /// Installs tracing for `service` (the OpenTelemetry `service.name` unless
 /// `OTEL_SERVICE_NAME` says otherwise); `default_filter` applies when `RUST_LOG` is unset.
 /// Must be called inside the Tokio runtime (the OTLP exporter is a tonic client).
@@ -70,8 +84,10 @@ pub fn init(service: &'static str, json_logs: bool, default_filter: &str) -> Tel
     // Spans have a filter of their own: a quiet `RUST_LOG` must not silence the traces.
     let traces = tracing_subscriber::EnvFilter::try_from_env("NANOMUSE_TRACE_FILTER")
         .unwrap_or_else(|_| TRACE_FILTER.into());
-    let logs_filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| default_filter.into());
+    let logs_filter = quiet_cdp_noise(
+        tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| default_filter.into()),
+    );
     let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false);
@@ -171,8 +187,9 @@ where
 pub fn trace_id_of(span: &Span) -> Option<String> {
     let context = span.context();
     let span_context = context.span().span_context().clone();
-    span_context
-        .is_valid()
+    // An unsampled trace (`OTEL_TRACES_SAMPLER=always_off`) is exported nowhere: its id would
+    // name nothing anyone can find.
+    (span_context.is_valid() && span_context.is_sampled())
         .then(|| span_context.trace_id().to_string())
 }
 
@@ -256,9 +273,31 @@ fn status_of<B>(response: &http::Response<B>) -> tonic::Code {
 
 fn record_status(span: &Span, code: tonic::Code) {
     span.record("rpc.grpc.status_code", code as i64);
-    if code != tonic::Code::Ok {
+    mark_if_fault(span, code);
+}
+
+/// Marks `span` an ERROR when `code` is a fault (see [`is_fault`]); the span must declare
+/// `otel.status_code`.
+pub fn mark_if_fault(span: &Span, code: tonic::Code) {
+    if is_fault(code) {
         span.record("otel.status_code", "ERROR");
     }
+}
+
+/// Whether a gRPC code is a fault rather than an answer: "not found" (a page a backend does
+/// not have open yet, which the controller opens), a refused argument or a stale listing is
+/// the call working as it should, and its span is not marked an error; the caller that fails
+/// because of it marks its own.
+pub fn is_fault(code: tonic::Code) -> bool {
+    !matches!(
+        code,
+        tonic::Code::Ok
+            | tonic::Code::NotFound
+            | tonic::Code::InvalidArgument
+            | tonic::Code::FailedPrecondition
+            | tonic::Code::AlreadyExists
+            | tonic::Code::OutOfRange
+    )
 }
 
 /// The service that was made ready, for a call that outlives `&mut self`; a fresh clone takes

@@ -406,11 +406,23 @@ impl UrlPolicy {
     /// ([`UrlPolicy::resolve_checked`]).
     pub fn check_url(&self, raw: &str) -> Result<Url, Refusal> {
         let trimmed = raw.trim();
+        if trimmed.len() > crate::limits::URL_MAX_BYTES {
+            return Err(Refusal::new(
+                Rule::NotWebUrl,
+                format!(
+                    "the URL is {} bytes long; a URL may have at most {} bytes (2 MiB, the \
+                     browser's own limit).",
+                    trimmed.len(),
+                    crate::limits::URL_MAX_BYTES
+                ),
+            ));
+        }
+        let quoted = crate::limits::excerpt(trimmed);
         let url = Url::parse(trimmed).map_err(|e| {
             Refusal::new(
                 Rule::NotWebUrl,
                 format!(
-                    "{trimmed:?} is not an absolute URL ({e}); give one like https://example.com/."
+                    "{quoted:?} is not an absolute URL ({e}); give one like https://example.com/."
                 ),
             )
         })?;
@@ -425,7 +437,7 @@ impl UrlPolicy {
         }
         let host = url
             .host()
-            .ok_or_else(|| Refusal::new(Rule::NotWebUrl, format!("{trimmed:?} names no host.")))?;
+            .ok_or_else(|| Refusal::new(Rule::NotWebUrl, format!("{quoted:?} names no host.")))?;
         self.check_host(&host)?;
         Ok(url)
     }

@@ -49,7 +49,9 @@ def press_done(api, token, reason):
     with urllib.request.urlopen(request) as answer:
         state = json.load(answer)
     (hold,) = [hold for hold in state["holds"] if hold["reason"] == reason]
-    request = urllib.request.Request(f"{api}/api/holds/{hold['id']}/done", method="POST", headers=headers, data=b"")
+    # The API takes JSON POSTs only (a page's form cannot send one).
+    headers["content-type"] = "application/json"
+    request = urllib.request.Request(f"{api}/api/holds/{hold['id']}/done", method="POST", headers=headers, data=b"{}")
     with urllib.request.urlopen(request):
         pass
     return hold["id"]
@@ -64,9 +66,14 @@ async def run_step(session, step, last_text):
         seen["progress"].append({"progress": progress, "total": total, "message": message})
         if release and not released.is_set():
             released.set()
-            seen["released"] = await anyio.to_thread.run_sync(
-                press_done, release["api"], release.get("token"), release["reason"]
-            )
+            try:
+                seen["released"] = await anyio.to_thread.run_sync(
+                    press_done, release["api"], release.get("token"), release["reason"]
+                )
+            except Exception as error:
+                # The call would wait for the hold's timeout: give up on it, saying why.
+                seen["release_error"] = f"{type(error).__name__}: {error}"
+                waiting.set()
 
     cancel = step.get("cancel_on_progress")
     waiting = anyio.Event()
@@ -74,7 +81,8 @@ async def run_step(session, step, last_text):
 
     async def on_progress_or_cancel(progress, total, message):
         await on_progress(progress, total, message)
-        waiting.set()
+        if cancel:
+            waiting.set()
 
     async def call(scope):
         nonlocal result
@@ -88,7 +96,7 @@ async def run_step(session, step, last_text):
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(call, group.cancel_scope)
-            if cancel:
+            if cancel or release:
                 await waiting.wait()
                 # The client gives up on the call, as a user stopping the agent would.
                 group.cancel_scope.cancel()

@@ -319,7 +319,10 @@ async fn oversized_text_scroll_and_wait_are_refused_and_change_nothing() {
         let message = system
             .refused(
                 "big",
-                Action::Wait(WaitAction { seconds }),
+                Action::Wait(WaitAction {
+                    seconds,
+                    ..Default::default()
+                }),
                 tonic::Code::InvalidArgument,
             )
             .await;

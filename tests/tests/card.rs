@@ -14,16 +14,18 @@ use nanomuse_proto::*;
 use serde_json::{Value, json};
 use support::*;
 
-/// Resolves once `condition` (a JS expression) is truthy, checked on every DOM change and every
-/// load of an image; rejects after 15 s with what it waited for.
-const WAIT_JS: &str = r##"(condition) => new Promise((resolve, reject) => {
+/// Resolves once `CONDITION` (a JS expression) is truthy, checked on every DOM change and every
+/// load of an image; rejects after 15 s with what it waited for (`WHAT`). The condition is
+/// written into the function, not `eval`ed in the page: the card's Content-Security-Policy
+/// forbids `eval`, as it should.
+const WAIT_JS: &str = r##"() => new Promise((resolve, reject) => {
   const check = () => {
     let value;
-    try { value = (0, eval)(condition); } catch (_) { return; }
+    try { value = (CONDITION); } catch (_) { return; }
     if (value) { stop(); resolve(value); }
   };
   const observer = new MutationObserver(check);
-  const timer = setTimeout(() => { stop(); reject(new Error("timed out waiting for " + condition)); }, 15000);
+  const timer = setTimeout(() => { stop(); reject(new Error("timed out waiting for " + WHAT)); }, 15000);
   const stop = () => { observer.disconnect(); document.removeEventListener("load", check, true); clearTimeout(timer); };
   observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
   document.addEventListener("load", check, true);
@@ -92,7 +94,10 @@ impl UserBrowser<'_> {
     }
 
     async fn wait_for(&self, condition: &str) {
-        self.evaluate(WAIT_JS, json!(condition)).await;
+        let js = WAIT_JS
+            .replace("CONDITION", condition)
+            .replace("WHAT", &json!(condition).to_string());
+        self.evaluate(&js, Value::Null).await;
     }
 
     async fn tap(&self, at: Value) {

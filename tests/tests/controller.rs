@@ -283,6 +283,40 @@ async fn frames_come_for_page_changing_actions_only_and_the_thirteenth_pushes_ou
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn type_into_an_element_that_takes_no_text_names_the_fields_that_do() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(&mut tool, "t", format!("http://{site}/page")).await;
+    let press = number_of(&page, "Press");
+    let field = page.elements.iter().find(|e| e.kind == "input").unwrap();
+    let error = tool
+        .act(act(
+            "t",
+            "",
+            Action::Type(TypeAction {
+                n: press,
+                text: "Ada".into(),
+            }),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code(), tonic::Code::InvalidArgument);
+    assert_eq!(
+        error.message(),
+        format!(
+            "element {press} is a button ('Press'), which takes no text; these of the last \
+             listing do: [{}] input '{}'",
+            field.n, field.label
+        )
+    );
+    // Nothing was pressed, and the numbers still hold.
+    assert!(extract(&mut tool, "t").await.text.contains("idle"));
+    type_into(&mut tool, "t", field.n.into(), "Ada").await;
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_listing_made_stale_by_a_navigation_gives_a_clear_error() {
     let site = serve_site().await;
     let fleet = Fleet::start(4).await;

@@ -1348,6 +1348,7 @@ fn the_local_layout_has_the_clusters_config_files() {
         "worker.advertise",
         "controller.data_dir",
         "controller.gateways",
+        "controller.http_hosts",
     ];
     let secret = ["controller.tokens", "gateway.device_tokens"];
     let pairs = [

@@ -517,3 +517,62 @@ async fn down_scenario() {
     controller.stop().await;
     w2.stop().await;
 }
+
+/// A worker that gets SIGTERM right after the controller restarted, before its next heartbeat
+/// told the new controller about it, still hands its profiles over: the drain names the
+/// worker's address, and the controller takes it on for the drain.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worker_drained_right_after_a_controller_restart_hands_its_profiles_over() {
+    support::logs();
+    let site = support::serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    // Slow heartbeats: the drain comes long before the worker's next one.
+    let config = || {
+        let mut config = support::controller_config(&dir.path().join("controller"));
+        config.controller.heartbeat_interval_ms = 5_000;
+        config.controller.heartbeat_timeout_ms = 15_000;
+        config
+    };
+    let controller = support::ControllerProcess::start(config(), "127.0.0.1:0").await;
+    let address = controller.address;
+    let worker_config =
+        |name: &str| support::registered_worker_config(&dir.path().join(name), name, address, 4);
+    let w1 = support::Worker::start(worker_config("w1")).await;
+    controller.wait_for_workers(&["w1"]).await;
+    let mut tool = controller.tool().await;
+    let set = run(
+        &mut tool,
+        navigate("t", "moving", format!("http://{site}/set-cookies")),
+    )
+    .await;
+    assert_eq!(worker_of(&set), "w1");
+    let w2 = support::Worker::start(worker_config("w2")).await;
+    controller.wait_for_workers(&["w1", "w2"]).await;
+
+    controller.stop().await;
+    let controller = support::ControllerProcess::start(config(), &address.to_string()).await;
+    assert!(
+        controller.workers().await.is_empty(),
+        "the restarted controller knows no worker yet"
+    );
+    // SIGTERM, as in-process: the worker drains before it ends.
+    w1.stop().await;
+
+    controller.wait_for_workers(&["w2"]).await;
+    let mut tool = controller.tool().await;
+    let moved = run(
+        &mut tool,
+        navigate("t", "moving", format!("http://{site}/echo-cookies")),
+    )
+    .await;
+    assert_eq!(worker_of(&moved), "w2", "{}", moved.text);
+    assert!(
+        moved.text.contains("moved from worker w1"),
+        "{}",
+        moved.text
+    );
+    let page = run(&mut tool, act("t", "", Action::Extract(ExtractAction {}))).await;
+    assert!(page.text.contains("persistent=kept"), "{}", page.text);
+    controller.stop().await;
+    w2.stop().await;
+}

@@ -960,7 +960,13 @@ async fn the_controller_killed_during_a_burst_of_writes_keeps_every_acknowledged
                 Write::Closed(id) => {
                     // Still closed: Done again is refused as "closed already", not "no hold".
                     let url = format!("{base}/api/holds/{id}/done");
-                    let response = http.post(url).send().await.unwrap();
+                    let response = http
+                        .post(url)
+                        .header("content-type", "application/json")
+                        .body("{}")
+                        .send()
+                        .await
+                        .unwrap();
                     assert_eq!(
                         response.status(),
                         409,

@@ -335,3 +335,73 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
     );
     worker.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lists_controls_not_framework_containers_and_names_fields_by_their_row() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/listing-odd")).await;
+
+    // The app's and the page's handlers are containers, not controls; "Broken" cannot be read
+    // and is left out, the rest of the page is listed.
+    let (listing, _) = list(b, "p", "odd", 50).await;
+    assert_eq!(
+        listing.elements,
+        vec![
+            element(1, "checkbox", "", "", "(unchecked)"),
+            element(2, "clickable", "Tile", "", ""),
+            element(3, "checkbox", "buy milk", "", "(unchecked)"),
+            element(4, "button", "×", "", ""),
+            element(5, "checkbox", "bread", "", "(unchecked)"),
+            element(6, "button", "After broken", "", ""),
+            element(7, "input", "Quantity", "", "(empty)"),
+        ]
+    );
+
+    // The transparent checkbox is pressed where it lies, over its drawn box.
+    let (x, y, _) = point(resolve(b, "p", "odd", 5, true, false).await);
+    b.tap(TapRequest {
+        session: session("p"),
+        x,
+        y,
+    })
+    .await
+    .unwrap();
+    let (listing, _) = list(b, "p", "after", 50).await;
+    assert_eq!(listing.elements[4].state, "(checked)");
+
+    // …and so by a finger on a phone profile (touch, not a mouse).
+    b.open(open_request("m", true)).await.unwrap();
+    b.navigate(NavigateRequest {
+        session: session("m"),
+        url: format!("http://{site}/listing-odd"),
+        timeout_ms: 0,
+    })
+    .await
+    .expect("navigate");
+    let (listing, _) = list(b, "m", "phone", 50).await;
+    let bread = listing
+        .elements
+        .iter()
+        .position(|e| e.label == "bread")
+        .unwrap();
+    let (x, y, _) = point(resolve(b, "m", "phone", bread as i64 + 1, true, false).await);
+    b.tap(TapRequest {
+        session: session("m"),
+        x,
+        y,
+    })
+    .await
+    .unwrap();
+    let (listing, _) = list(b, "m", "phone-after", 50).await;
+    assert_eq!(listing.elements[bread].state, "(checked)");
+
+    // React 18 hangs a handler on its root container, which holds the form.
+    open_at(b, "p", format!("http://{site}/fixtures/react.html")).await;
+    let (listing, _) = list(b, "p", "react", 50).await;
+    assert_eq!(
+        listing.elements,
+        vec![element(1, "input", "Your name", "", "(empty)")]
+    );
+    worker.stop().await;
+}

@@ -162,8 +162,8 @@ struct Seen {
     frame: Option<(u32, u32, String)>,
 }
 
-/// `text` without what differs by the clock: hold ids (`h<number>`, counted across threads)
-/// and a response's `date` header.
+/// `text` without what differs from run to run: hold ids (`h` and random hex) and a
+/// response's `date` header.
 fn timeless(text: &str) -> String {
     let text: Vec<&str> = text.lines().filter(|l| !l.starts_with("date: ")).collect();
     text.join("\n")
@@ -173,7 +173,7 @@ fn timeless(text: &str) -> String {
                 if rest
                     .trim_end_matches(':')
                     .chars()
-                    .all(|c| c.is_ascii_digit()) =>
+                    .all(|c| c.is_ascii_hexdigit()) =>
             {
                 "(h…:"
             }

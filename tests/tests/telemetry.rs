@@ -614,6 +614,86 @@ async fn one_trace_per_click_on_either_backend_without_secrets_and_metrics_on_ea
         }
     }
 
+    // Spans say what they are: ops named as the README says, the session as fields, not a
+    // dump, and ERROR only where the caller saw an error — every action here succeeded, the
+    // threads' first navigates included, whose first ops found no page open yet.
+    let is_error = |span: &Received| span.span.status.as_ref().is_some_and(|s| s.code == 2);
+    for span in &all {
+        let name = format!("{} '{}'", span.service, span.span.name);
+        assert!(!span.span.name.contains("r#"), "{name}");
+        assert!(
+            span.attribute_texts()
+                .iter()
+                .all(|text| !text.contains("Session {")),
+            "{name} dumps the session: {:?}",
+            span.attribute_texts()
+        );
+        if span.trace_id() != cli_trace {
+            assert!(
+                !is_error(span),
+                "{name} is an ERROR though its action succeeded"
+            );
+        }
+    }
+    let typed = all
+        .iter()
+        .find(|span| span.service == "worker" && span.span.name == "type")
+        .unwrap_or_else(|| panic!("no worker span named type: {:?}", summary(&all)));
+    for field in ["tenant=local", "workspace=default", "page=t-worker"] {
+        assert!(
+            typed.attribute_texts().iter().any(|text| text == field),
+            "{field} in {:?}",
+            typed.attribute_texts()
+        );
+    }
+
+    // The CLI's span fails with its action; an unsampled trace has no id to print.
+    let failed = tokio::process::Command::new(built_binary("nanomuse-browser"))
+        .args(["--server", &format!("http://{controller_address}")])
+        .args(["--thread", "t-worker", "--trace", "click", "999"])
+        .env(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            format!("http://{collector_address}"),
+        )
+        .output()
+        .await
+        .unwrap();
+    let said = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{said}");
+    let failed_trace = said
+        .lines()
+        .find_map(|line| line.strip_prefix("nanomuse-browser: trace "))
+        .unwrap_or_else(|| panic!("no trace id on stderr: {said}"))
+        .trim()
+        .to_string();
+    let spans = collector
+        .trace(&failed_trace, |spans| {
+            has(spans, "nanomuse-browser", "nanomuse-browser click")
+        })
+        .await;
+    let root = spans
+        .iter()
+        .find(|span| named(span, "nanomuse-browser", "nanomuse-browser click"))
+        .unwrap();
+    assert!(
+        is_error(root),
+        "the CLI's span of a failed click is an ERROR"
+    );
+    let unsampled = tokio::process::Command::new(built_binary("nanomuse-browser"))
+        .args(["--server", &format!("http://{controller_address}")])
+        .args(["--thread", "t-worker", "--trace", "state"])
+        .env(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            format!("http://{collector_address}"),
+        )
+        .env("OTEL_TRACES_SAMPLER", "always_off")
+        .output()
+        .await
+        .unwrap();
+    let said = String::from_utf8_lossy(&unsampled.stderr);
+    assert!(unsampled.status.success(), "{said}");
+    assert!(!said.contains("trace "), "an unsampled trace's id: {said}");
+
     // Metrics of each service, with no thread, tenant or URL in a label.
     let controller_metrics = scrape(controller_address).await;
     let worker_metrics = scrape(worker_address).await;

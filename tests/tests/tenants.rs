@@ -225,8 +225,7 @@ impl Ids {
     fn mask(&self, text: &str) -> String {
         let text = replace_word(text, &self.thread, "<thread>");
         let text = replace_word(&text, &self.hold, "<hold>");
-        // Frame ids are bare numbers: masked where quoted (in JSON too) or in a path only, not
-        // inside other numbers ("its last 12").
+        // Frame ids: masked where quoted (in JSON too) or in a path only.
         let frame = &self.frame;
         text.replace(&format!("\\\"{frame}\\\""), "\\\"<frame>\\\"")
             .replace(&format!("\"{frame}\""), "\"<frame>\"")
@@ -245,7 +244,9 @@ fn route_call(method: &str, route: &str, ids: &Ids, site: SocketAddr) -> (String
             "/api/holds".into(),
             Some(json!({"thread": t, "reason": "let me in"})),
         ),
-        ("POST", "/api/holds/{id}/done") => (format!("/api/holds/{}/done", ids.hold), None),
+        ("POST", "/api/holds/{id}/done") => {
+            (format!("/api/holds/{}/done", ids.hold), Some(json!({})))
+        }
         ("POST", "/api/browser/{thread}/control") => (
             format!("/api/browser/{t}/control"),
             Some(json!({"action": "handed_back"})),
@@ -270,7 +271,9 @@ fn route_call(method: &str, route: &str, ids: &Ids, site: SocketAddr) -> (String
             format!("/api/browser/{t}/open"),
             Some(json!({"url": format!("http://{site}/second")})),
         ),
-        ("POST", "/api/browser/{thread}/back") => (format!("/api/browser/{t}/back"), None),
+        ("POST", "/api/browser/{thread}/back") => {
+            (format!("/api/browser/{t}/back"), Some(json!({})))
+        }
         ("POST", "/api/browser/{thread}/scroll") => {
             (format!("/api/browser/{t}/scroll"), Some(json!({"dy": 300})))
         }
@@ -306,7 +309,7 @@ fn action_of(name: &str, site: SocketAddr) -> Action {
         }),
         "scroll" => Action::Scroll(ScrollAction { dy: 200.0 }),
         "back" => Action::Back(BackAction {}),
-        "wait" => Action::Wait(WaitAction { seconds: 0.0 }),
+        "wait" => Action::Wait(WaitAction::default()),
         "screenshot" => Action::Screenshot(ScreenshotAction {}),
         "fetch" => Action::Fetch(FetchAction {
             url: format!("http://{site}/echo-cookies"),
@@ -333,14 +336,14 @@ fn act_answer(result: Result<ActReply, tonic::Status>, ids: &Ids) -> String {
     let masked = |text: &str| {
         let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with("date: ")).collect();
         let text = ids.mask(&lines.join("\n"));
-        // Hold ids are numbered across tenants: `h17` and `h18` say the same here.
+        // Each new hold has a random id of its own: two such say the same here.
         text.split(' ')
             .map(|word| match word.strip_prefix("(h") {
                 Some(rest)
                     if rest
                         .trim_end_matches(':')
                         .chars()
-                        .all(|c| c.is_ascii_digit()) =>
+                        .all(|c| c.is_ascii_hexdigit()) =>
                 {
                     "(h…:"
                 }
@@ -1065,6 +1068,7 @@ async fn workers_gateway_and_registry_take_calls_only_with_the_hop_secret() {
                 DrainRequest {
                     name: "w1".into(),
                     budget_ms: 1_000,
+                    ..Default::default()
                 },
                 secret,
             ))

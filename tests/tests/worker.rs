@@ -375,6 +375,32 @@ async fn typing_updates_react_and_vue_state() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn typing_falls_back_to_trusted_input_where_the_page_breaks_the_setter_path() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    b.open(open_request("f", false)).await.unwrap();
+    navigate(b, "f", format!("http://{site}/typing-patched")).await;
+    settle(b, "f").await;
+    tap(b, "f", 110.0, 25.0).await;
+    b.r#type(TypeRequest {
+        session: session("f"),
+        text: "Ada".into(),
+    })
+    .await
+    .expect("type on a page that patches what the setter path uses");
+    // The old text typed over, by input the browser itself sent.
+    assert_eq!(
+        eval(b, "f", "() => document.getElementById('echo').textContent").await,
+        json!("Ada (trusted)")
+    );
+    assert_eq!(
+        eval(b, "f", "() => document.getElementById('field').value").await,
+        json!("Ada")
+    );
+    worker.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn persistent_cookie_survives_a_worker_restart_and_a_session_cookie_does_not() {
     let (site, dir, worker) = site_and_worker().await;
     worker.backend.open(open_request("c", false)).await.unwrap();

@@ -77,15 +77,13 @@ impl ChromiumBackend {
             }
             other => other,
         };
-        let cookies = page.cookies.clone();
-        let save = async move {
-            if let Err(error) = cookies.save().await {
-                tracing::warn!(%error, "cookie snapshot failed");
-            }
-        };
         match changes {
-            Changes::Cookies => save.await,
-            Changes::Page => drop(tokio::spawn(save)),
+            Changes::Cookies => {
+                if let Err(error) = page.cookies.save().await {
+                    tracing::warn!(%error, "cookie snapshot failed");
+                }
+            }
+            Changes::Page => page.cookies.save_soon(),
             Changes::Nothing => {}
         }
         outcome.map_err(|error| {
@@ -93,6 +91,20 @@ impl ChromiumBackend {
             BackendError::from(error)
         })
     }
+}
+
+// The session as span fields, not a dump of the whole message (its URL policy says nothing a
+// trace needs).
+fn tenant(session: &Option<Session>) -> &str {
+    session.as_ref().map_or("", |s| s.tenant.as_str())
+}
+
+fn workspace(session: &Option<Session>) -> &str {
+    session.as_ref().map_or("", |s| s.workspace.as_str())
+}
+
+fn page(session: &Option<Session>) -> &str {
+    session.as_ref().map_or("", |s| s.page.as_str())
 }
 
 /// The error of an op whose page was lost under it.
@@ -104,12 +116,12 @@ fn lost(op: &str, why: &str) -> WorkerError {
 
 #[tonic::async_trait]
 impl Backend for ChromiumBackend {
-    #[instrument(skip_all, fields(op = "open", page = ?request.session))]
+    #[instrument(name = "open", skip_all, fields(op = "open", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn open(&self, request: OpenRequest) -> Result<OpenReply, BackendError> {
         Ok(ops::open::run(&self.pool, &request).await?)
     }
 
-    #[instrument(skip_all, fields(op = "navigate", page = ?request.session))]
+    #[instrument(name = "navigate", skip_all, fields(op = "navigate", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn navigate(&self, request: NavigateRequest) -> Result<NavigateReply, BackendError> {
         let timeout = self.config.timeout();
         self.on_page(
@@ -121,7 +133,7 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(skip_all, fields(op = "evaluate", page = ?request.session))]
+    #[instrument(name = "evaluate", skip_all, fields(op = "evaluate", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn evaluate(&self, request: EvaluateRequest) -> Result<EvaluateReply, BackendError> {
         self.on_page(
             request.session.as_ref(),
@@ -132,7 +144,7 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(skip_all, fields(op = "tap", page = ?request.session))]
+    #[instrument(name = "tap", skip_all, fields(op = "tap", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn tap(&self, request: TapRequest) -> Result<TapReply, BackendError> {
         self.on_page(
             request.session.as_ref(),
@@ -143,7 +155,7 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(skip_all, fields(op = "type", page = ?request.session))]
+    #[instrument(name = "type", skip_all, fields(op = "type", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn r#type(&self, request: TypeRequest) -> Result<TypeReply, BackendError> {
         self.on_page(
             request.session.as_ref(),
@@ -154,7 +166,7 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(skip_all, fields(op = "key", page = ?request.session))]
+    #[instrument(name = "key", skip_all, fields(op = "key", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn key(&self, request: KeyRequest) -> Result<KeyReply, BackendError> {
         self.on_page(
             request.session.as_ref(),
@@ -165,7 +177,7 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(skip_all, fields(op = "scroll", page = ?request.session))]
+    #[instrument(name = "scroll", skip_all, fields(op = "scroll", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn scroll(&self, request: ScrollRequest) -> Result<ScrollReply, BackendError> {
         self.on_page(
             request.session.as_ref(),
@@ -176,7 +188,7 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(skip_all, fields(op = "back", page = ?request.session))]
+    #[instrument(name = "back", skip_all, fields(op = "back", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn back(&self, request: BackRequest) -> Result<BackReply, BackendError> {
         let timeout = self.config.timeout();
         self.on_page(
@@ -188,7 +200,7 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(skip_all, fields(op = "settle", page = ?request.session))]
+    #[instrument(name = "settle", skip_all, fields(op = "settle", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn settle(&self, request: SettleRequest) -> Result<SettleReply, BackendError> {
         let timeout = self.config.timeout();
         self.on_page(
@@ -200,7 +212,7 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(skip_all, fields(op = "screenshot", page = ?request.session))]
+    #[instrument(name = "screenshot", skip_all, fields(op = "screenshot", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn screenshot(
         &self,
         request: ScreenshotRequest,
@@ -215,7 +227,7 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(skip_all, fields(op = "state", page = ?request.session))]
+    #[instrument(name = "state", skip_all, fields(op = "state", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn state(&self, request: StateRequest) -> Result<StateReply, BackendError> {
         let host = self.config.name.clone();
         self.on_page(
@@ -227,7 +239,7 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(skip_all, fields(op = "fetch", page = ?request.session))]
+    #[instrument(name = "fetch", skip_all, fields(op = "fetch", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn fetch(&self, request: FetchRequest) -> Result<FetchReply, BackendError> {
         let max_bytes = self.config.fetch_max_bytes;
         self.on_page(
@@ -239,12 +251,12 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(skip_all, fields(op = "profile", page = ?request.session))]
+    #[instrument(name = "profile", skip_all, fields(op = "profile", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn profile(&self, request: ProfileRequest) -> Result<ProfileReply, BackendError> {
         Ok(ops::profile::run(&self.pool, &request).await?)
     }
 
-    #[instrument(skip_all, fields(op = "close", page = ?request.session))]
+    #[instrument(name = "close", skip_all, fields(op = "close", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn close(&self, request: CloseRequest) -> Result<CloseReply, BackendError> {
         Ok(ops::close::run(&self.pool, &request).await?)
     }

@@ -3,18 +3,20 @@
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use chromiumoxide::Browser;
 use chromiumoxide::cdp::browser_protocol::target::{EventTargetCrashed, EventTargetCreated};
-use chromiumoxide::{Browser, BrowserConfig};
+use chromiumoxide::handler::HandlerConfig;
 use futures::StreamExt;
 use nanomuse_proto::UrlPolicy;
 use serde_json::json;
 
 use crate::cdp::{self, SideChannel};
+use crate::chromium;
 use crate::config::WorkerConfig;
 use crate::cookies::{self, CookieSnapshots};
 use crate::downloads::Downloads;
@@ -23,7 +25,7 @@ use crate::error::{Result, WorkerError};
 use crate::page::{PageHandle, PageSpec};
 
 /// Flags every browser gets. The network ones keep Chromium from calling home, which this
-/// closed network refuses; the CDP port binds to loopback only (chromiumoxide's default).
+/// closed network refuses; the rest is in [`chromium`].
 const CHROMIUM_FLAGS: &[&str] = &[
     "--disable-background-networking",
     "--disable-component-update",
@@ -44,6 +46,8 @@ type PageIndex = Arc<Mutex<HashMap<String, Weak<PageHandle>>>>;
 
 pub struct LiveBrowser {
     browser: Browser,
+    /// The Chromium process (in a process group of its own; see [`chromium`]).
+    process: tokio::process::Child,
     alive: Arc<AtomicBool>,
     pub side: Arc<SideChannel>,
     pub chrome_major: String,
@@ -92,26 +96,22 @@ impl LiveBrowser {
         args.extend(config.chromium_args.iter().map(String::as_str));
         // How long a command may go unanswered, on chromiumoxide's connection and on ours.
         let command_timeout = config.timeout() + Duration::from_secs(5);
-        let mut builder = BrowserConfig::builder()
-            .chrome_executable(real_binary(&config.chromium))
-            .user_data_dir(profile_dir)
-            .new_headless_mode()
-            .viewport(None)
-            .request_timeout(command_timeout);
-        // chromiumoxide writes the leading dashes itself and joins the values given under one
-        // key with commas, so our `--enable-features=…` adds to its own list; as two separate
-        // flags, the last one would win.
-        for flag in args {
-            let flag = flag.trim_start_matches('-');
-            builder = match flag.split_once('=') {
-                Some(pair) => builder.arg(pair),
-                None => builder.arg(flag),
+        let started =
+            chromium::start(&chromium::real_binary(&config.chromium), profile_dir, &args).await?;
+        let mut process = started.child;
+        let handler_config = HandlerConfig {
+            viewport: None,
+            request_timeout: command_timeout,
+            ..HandlerConfig::default()
+        };
+        let (browser, mut handler) =
+            match Browser::connect_with_config(started.websocket, handler_config).await {
+                Ok(connected) => connected,
+                Err(error) => {
+                    let _ = process.kill().await;
+                    return Err(WorkerError::Launch(error.to_string()));
+                }
             };
-        }
-        let browser_config = builder.build().map_err(WorkerError::Launch)?;
-        let (browser, mut handler) = Browser::launch(browser_config)
-            .await
-            .map_err(|e| WorkerError::Launch(e.to_string()))?;
 
         let alive = Arc::new(AtomicBool::new(true));
         let handler_alive = alive.clone();
@@ -180,8 +180,7 @@ impl LiveBrowser {
         let (side, chrome_major, downloads, downloads_task, cookie_snapshot) = match started.await {
             Ok(parts) => parts,
             Err(error) => {
-                let mut browser = browser;
-                let _ = browser.kill().await;
+                let _ = process.kill().await;
                 return Err(error);
             }
         };
@@ -192,8 +191,7 @@ impl LiveBrowser {
         match watch_crashes(&browser, page_index.clone()).await {
             Ok(task) => tasks.push(task),
             Err(error) => {
-                let mut browser = browser;
-                let _ = browser.kill().await;
+                let _ = process.kill().await;
                 return Err(error);
             }
         }
@@ -207,6 +205,7 @@ impl LiveBrowser {
             .collect();
         Ok(Self {
             browser,
+            process,
             alive,
             side: side.clone(),
             chrome_major,
@@ -227,7 +226,7 @@ impl LiveBrowser {
 
     /// False once the connection dropped or the process exited (whichever is seen first).
     pub fn is_alive(&mut self) -> bool {
-        self.alive.load(Ordering::SeqCst) && matches!(self.browser.try_wait(), Ok(None))
+        self.alive.load(Ordering::SeqCst) && matches!(self.process.try_wait(), Ok(None))
     }
 
     pub async fn create_page(&mut self, key: &str, spec: &PageSpec) -> Result<Arc<PageHandle>> {
@@ -306,13 +305,19 @@ impl LiveBrowser {
         self.pages.clear();
         let closed = tokio::time::timeout(Duration::from_secs(10), async {
             self.browser.close().await.ok()?;
-            self.browser.wait().await.ok()
+            self.process.wait().await.ok()
         })
         .await;
-        if !matches!(closed, Ok(Some(_))) {
-            let _ = self.browser.kill().await;
+        let clean = matches!(closed, Ok(Some(status)) if status.success());
+        if !clean {
+            tracing::warn!(
+                "chromium did not close cleanly; its cookie snapshot stays for the next launch"
+            );
+            let _ = self.process.kill().await;
         }
-        if !keep_cookie_snapshot {
+        // Only after a clean close has Chromium written every cookie itself: otherwise the
+        // snapshot may be the only copy of a fresh login.
+        if clean && !keep_cookie_snapshot {
             self.cookies.discard().await;
         }
         self.tasks[0].abort();
@@ -325,8 +330,7 @@ impl LiveBrowser {
             task.abort();
         }
         self.pages.clear();
-        let _ = self.browser.kill().await;
-        let _ = self.browser.wait().await;
+        let _ = self.process.kill().await;
         self.egress.stop();
     }
 }
@@ -389,19 +393,6 @@ async fn watch_crashes(browser: &Browser, pages: PageIndex) -> Result<tokio::tas
             }
         }
     }))
-}
-
-/// Debian's `/usr/bin/chromium` is a shell script around `/usr/lib/chromium/chromium`; the
-/// binary itself is launched, so the process the worker watches is the browser and its exit is
-/// seen at once.
-fn real_binary(configured: &Path) -> PathBuf {
-    let script = std::fs::read(configured).is_ok_and(|bytes| bytes.starts_with(b"#!"));
-    let binary = Path::new("/usr/lib/chromium/chromium");
-    if script && binary.exists() {
-        binary.to_path_buf()
-    } else {
-        configured.to_path_buf()
-    }
 }
 
 fn running_as_root() -> bool {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use chromiumoxide::Browser;
 use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
 
 use crate::cdp::{self, SideChannel};
 use crate::error::Result;
@@ -25,6 +26,8 @@ pub struct CookieSnapshots {
     side: Arc<SideChannel>,
     path: PathBuf,
     last_written: tokio::sync::Mutex<Option<u64>>,
+    /// A background save is queued and has not read the jar yet.
+    queued: std::sync::atomic::AtomicBool,
 }
 
 impl CookieSnapshots {
@@ -33,7 +36,27 @@ impl CookieSnapshots {
             side,
             path,
             last_written: tokio::sync::Mutex::new(None),
+            queued: Default::default(),
         }
+    }
+
+    /// Saves in the background, beside the reply of an op that only started something. Ops
+    /// that come while a save is queued share it: it reads the jar after them.
+    pub fn save_soon(self: &Arc<Self>) {
+        use std::sync::atomic::Ordering;
+        if self.queued.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let snapshots = self.clone();
+        tokio::spawn(async move {
+            // A save under way may have read the jar before those ops: this one waits for it,
+            // then takes what came after.
+            drop(snapshots.last_written.lock().await);
+            snapshots.queued.store(false, Ordering::SeqCst);
+            if let Err(error) = snapshots.save().await {
+                tracing::warn!(%error, "cookie snapshot failed");
+            }
+        });
     }
 
     /// Writes every cookie of the browser to the snapshot (atomically: a crash leaves the old
@@ -54,7 +77,18 @@ impl CookieSnapshots {
             return Ok(());
         }
         let temporary = self.path.with_extension("json.tmp");
-        tokio::fs::write(&temporary, &cookies).await?;
+        // Session cookies are credentials: readable by the worker alone, as Chromium keeps
+        // its own cookie store.
+        let mut file = tokio::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&temporary)
+            .await?;
+        file.write_all(&cookies).await?;
+        file.sync_all().await?;
+        drop(file);
         tokio::fs::rename(&temporary, &self.path).await?;
         *last_written = Some(digest);
         Ok(())

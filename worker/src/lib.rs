@@ -6,6 +6,7 @@
 pub mod backend;
 pub mod browser;
 pub mod cdp;
+pub mod chromium;
 pub mod config;
 pub mod cookies;
 pub mod downloads;
@@ -17,6 +18,7 @@ pub mod ops;
 pub mod page;
 pub mod profiles;
 pub mod registration;
+pub mod set_cookie;
 pub mod tracker;
 pub mod transfer;
 
@@ -85,16 +87,16 @@ pub async fn run(
     metrics::watch(Arc::downgrade(&backend.pool), config.capacity);
     let reaper = spawn_idle_reaper(&backend, shutdown.clone());
 
+    let advertise = if config.advertise.is_empty() {
+        format!("http://{address}")
+    } else {
+        config.advertise.clone()
+    };
     let registration = (!config.controller.is_empty()).then(|| {
-        let advertise = if config.advertise.is_empty() {
-            format!("http://{address}")
-        } else {
-            config.advertise.clone()
-        };
         tokio::spawn(registration::keep_registered(
             config.clone(),
             hop_secret.clone(),
-            advertise,
+            advertise.clone(),
             backend.pool.clone(),
             shutdown.clone(),
         ))
@@ -144,6 +146,7 @@ pub async fn run(
         if let Some(reply) = registration::drain(
             &config,
             hop_secret.as_ref(),
+            &advertise,
             bound.saturating_sub(CLOSE_RESERVE),
         )
         .await

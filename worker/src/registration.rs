@@ -90,6 +90,7 @@ const CONNECT: Duration = Duration::from_secs(2);
 pub async fn drain(
     config: &WorkerConfig,
     hop_secret: Option<&HopSecret>,
+    advertise: &str,
     budget: Duration,
 ) -> Option<DrainReply> {
     let endpoint = tonic::transport::Endpoint::from_shared(config.controller.clone())
@@ -109,6 +110,8 @@ pub async fn drain(
     let mut request = tonic::Request::new(DrainRequest {
         name: config.name.clone(),
         budget_ms: given.as_millis().min(u32::MAX as u128) as u32,
+        address: advertise.to_string(),
+        capacity: config.capacity,
     });
     request.set_timeout(budget);
     match client.drain(request).await {

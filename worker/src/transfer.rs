@@ -144,7 +144,7 @@ async fn receive(
             at: 0,
         });
         archive.set_preserve_mtime(true);
-        archive.unpack(&staging)
+        unpack_plain(&mut archive, &staging)
     });
     let mut bytes = first.len() as u64;
     let mut fed = sender.send(first).await.is_ok();
@@ -174,6 +174,48 @@ async fn receive(
     }
     unpacked.map_err(|e| Status::invalid_argument(format!("not a profile's tar: {e}")))?;
     Ok(bytes)
+}
+
+/// Unpacks `archive` into `staging`, refusing it whole at the first entry that is not a plain
+/// file or folder: a symlink (inward or outward), a hard link, a device or FIFO would let a
+/// later op of this profile (a download, Chromium's own cookie database) write through it out
+/// of `profiles_root`. The caller removes `staging` on an error, so nothing of a refused tar
+/// stays. `unpack_in` itself refuses `..` and absolute paths; no link can exist under
+/// `staging` for it to follow, as none is ever unpacked.
+fn unpack_plain<R: Read>(archive: &mut tar::Archive<R>, staging: &Path) -> std::io::Result<()> {
+    for entry in archive.entries()? {
+        let mut entry = entry?;
+        let kind = entry.header().entry_type();
+        if !(kind.is_file() || kind.is_dir()) {
+            let path = entry.path()?;
+            let name = nanomuse_proto::limits::excerpt(&path.to_string_lossy()).into_owned();
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "{name:?} is a {}, and a profile holds only plain files and folders; \
+                     the tar was refused whole",
+                    kind_name(kind)
+                ),
+            ));
+        }
+        if !entry.unpack_in(staging)? {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "an entry names a path outside the profile; the tar was refused whole",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn kind_name(kind: tar::EntryType) -> &'static str {
+    match kind {
+        tar::EntryType::Symlink => "symbolic link",
+        tar::EntryType::Link => "hard link",
+        tar::EntryType::Char | tar::EntryType::Block => "device",
+        tar::EntryType::Fifo => "FIFO",
+        _ => "special entry",
+    }
 }
 
 /// The tar of the workspace folder `root`.

@@ -1,7 +1,7 @@
 //! `click n`: taps the centre of element n of the last listing (scrolled into view first), as a
 //! finger would, then lists the page again.
 
-use nanomuse_proto::{ActReply, ClickAction, StateRequest, TapRequest};
+use nanomuse_proto::{ActReply, ClickAction, TapRequest};
 
 use super::{Ctx, quoted};
 use crate::error::Result;
@@ -19,19 +19,13 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
             .await
     })?;
     ctx.settle(ctx.settle_ms).await?;
-    let now = on_page!(ctx, {
-        ctx.backend
-            .state(StateRequest {
-                session: ctx.session(),
-            })
-            .await
-    })?;
     let caption = format!("Clicked {}", quoted(&label));
-    let head = if before.as_deref() != Some(now.url.as_str()) {
-        format!("{caption} → now at {} ({})", now.url, now.title)
+    // The new listing says where the page is now: no op of its own for that.
+    let (listing, frame) = ctx.look(caption.clone()).await?;
+    let head = if before.as_deref() != Some(listing.url.as_str()) {
+        format!("{caption} → now at {} ({})", listing.url, listing.title)
     } else {
         format!("{caption}.")
     };
-    let (listing, frame) = ctx.look(caption).await?;
     Ok(ctx.page_reply(head, listing, frame))
 }

@@ -149,6 +149,21 @@ pub fn truncate(text: &str, max: usize) -> (String, bool) {
     }
 }
 
+/// Why element `n` cannot be pressed in a listing of `count` elements.
+fn not_listed(n: i64, count: usize) -> String {
+    match count {
+        0 => format!(
+            "element {n} is not in the last listing, which has no elements in view: scroll, \
+             wait or navigate, then use the numbers the new listing gives"
+        ),
+        _ if n < 1 => format!(
+            "there is no element {n}: element numbers start at 1, and the last listing numbers \
+             1 to {count}"
+        ),
+        _ => format!("element {n} is not in the last listing, which numbers 1 to {count}"),
+    }
+}
+
 /// A label as the model and the captions quote it.
 fn quoted(label: &str) -> String {
     let label = if label.is_empty() {
@@ -232,6 +247,8 @@ impl Ctx<'_> {
         let listing = Listing::from_page(&id, value).map_err(ControllerError::Store)?;
         self.store
             .put_listing(self.tenant, self.thread, Some(&listing))?;
+        // The reply hands out these numbers: a `click n` after a crash must find them.
+        self.store.flush().await?;
         Ok(listing)
     }
 
@@ -336,9 +353,7 @@ impl Ctx<'_> {
         };
         let count = listing.elements.len();
         if n < 1 || n as usize > count {
-            return Err(ControllerError::InvalidArgument(format!(
-                "element {n} is not in the last listing, which numbers 1 to {count}"
-            )));
+            return Err(ControllerError::InvalidArgument(not_listed(n, count)));
         }
         let value = self
             .evaluate(
@@ -355,8 +370,9 @@ impl Ctx<'_> {
         match listing::parse_resolved(value).map_err(ControllerError::Store)? {
             Resolved::At { x, y, label, .. } => Ok((x, y, label)),
             Resolved::Stale | Resolved::Detached => Err(stale()),
-            Resolved::Missing { count } => Err(ControllerError::InvalidArgument(format!(
-                "element {n} is not in the last listing, which numbers 1 to {count}"
+            Resolved::Missing { count } => Err(ControllerError::InvalidArgument(not_listed(
+                n,
+                count as usize,
             ))),
             Resolved::Hidden => Err(ControllerError::InvalidArgument(format!(
                 "element {n} is not visible any more; scroll or look again"

@@ -1,10 +1,13 @@
 //! `type n text`: focuses element n, then types through the backend's `type` (the page's own
 //! setters and input events, so frameworks notice). The text is never echoed: it may be secret.
+//! An element that takes no text (a button, a checkbox) is refused before anything is touched,
+//! naming the listed elements that do.
 
 use nanomuse_proto::{ActReply, TypeAction, TypeRequest};
 
 use super::{Ctx, quoted};
 use crate::error::{ControllerError, Result};
+use crate::listing::{ListedElement, Listing};
 
 // Refused before the element is looked up, so an oversized text changes nothing, not even
 // the focus or the scroll position.
@@ -16,6 +19,9 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
         return Err(ControllerError::InvalidArgument(format!(
             "type takes at most {TEXT_MAX} characters at a time, not {length}; type it in parts"
         )));
+    }
+    if let Some(listing) = ctx.store.listing(ctx.tenant, ctx.thread)? {
+        refuse_what_takes_no_text(&listing, action.n)?;
     }
     let (_, _, label) = ctx.element(action.n, true).await?;
     on_page!(ctx, {
@@ -29,4 +35,123 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
     let caption = format!("Typed into {}", quoted(&label));
     let head = format!("Typed {} characters into {}.", length, quoted(&label));
     ctx.after_change(caption, head).await
+}
+
+/// Whether an element of this kind takes typed text: text fields of every type but the ones
+/// picked with a control (file, range, colour), text areas, editors, and a select (its option
+/// by name).
+pub fn takes_text(kind: &str) -> bool {
+    match kind.strip_prefix("input") {
+        Some("") => true,
+        Some(rest) => !matches!(rest, ":file" | ":range" | ":color"),
+        None => matches!(kind, "textarea" | "editable" | "select"),
+    }
+}
+
+/// Element `n` of `listing`, when it takes no text: the error that says which elements do.
+fn refuse_what_takes_no_text(listing: &Listing, n: i64) -> Result<()> {
+    let Some(element) = listing.elements.iter().find(|e| i64::from(e.n) == n) else {
+        // Not in the listing: the lookup says so.
+        return Ok(());
+    };
+    if takes_text(&element.kind) {
+        return Ok(());
+    }
+    let fields: Vec<String> = listing
+        .elements
+        .iter()
+        .filter(|e| takes_text(&e.kind))
+        .map(|e: &ListedElement| format!("[{}] {} {}", e.n, e.kind, quoted(&e.label)))
+        .collect();
+    let which = if fields.is_empty() {
+        "no element of the last listing does; scroll or look again for a field".to_string()
+    } else {
+        format!("these of the last listing do: {}", fields.join(", "))
+    };
+    Err(ControllerError::InvalidArgument(format!(
+        "element {n} is a {} ({}), which takes no text; {which}",
+        element.kind,
+        quoted(&element.label)
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(kinds: &[(&str, &str)]) -> Listing {
+        Listing {
+            id: "l".into(),
+            url: "https://x/".into(),
+            title: "X".into(),
+            elements: kinds
+                .iter()
+                .zip(1..)
+                .map(|(&(kind, label), n)| ListedElement {
+                    n,
+                    label: label.into(),
+                    kind: kind.into(),
+                    href: String::new(),
+                    state: String::new(),
+                })
+                .collect(),
+            above: 0,
+            below: 0,
+        }
+    }
+
+    #[test]
+    fn knows_what_takes_text() {
+        for kind in [
+            "input",
+            "input:email",
+            "input:password",
+            "input:search",
+            "textarea",
+            "editable",
+            "select",
+        ] {
+            assert!(takes_text(kind), "{kind}");
+        }
+        for kind in [
+            "button",
+            "link",
+            "checkbox",
+            "radio",
+            "clickable",
+            "input:file",
+            "input:range",
+            "switch",
+        ] {
+            assert!(!takes_text(kind), "{kind}");
+        }
+    }
+
+    #[test]
+    fn typing_into_a_button_names_the_fields() {
+        let page = listing(&[
+            ("clickable", "Your name"),
+            ("input", "Name"),
+            ("checkbox", "buy milk"),
+            ("textarea", "Notes"),
+        ]);
+        let error = refuse_what_takes_no_text(&page, 1).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "element 1 is a clickable ('Your name'), which takes no text; these of the last \
+             listing do: [2] input 'Name', [4] textarea 'Notes'"
+        );
+        assert!(refuse_what_takes_no_text(&page, 2).is_ok());
+        // Numbers outside the listing are the lookup's to refuse.
+        assert!(refuse_what_takes_no_text(&page, 9).is_ok());
+        let buttons = listing(&[("button", "Go")]);
+        let error = refuse_what_takes_no_text(&buttons, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error
+                .ends_with("no element of the last listing does; scroll or look again for a field"),
+            "{error}"
+        );
+    }
 }

@@ -1,11 +1,69 @@
-//! `wait [seconds]`: up to 15 s for a page that is still drawing itself, then the page state.
+//! `wait [seconds] [--text T]`: a pause of up to 15 s for a page that is still drawing itself,
+//! then the page state. `wait N` pauses N seconds; `wait` alone waits until the page is quiet
+//! — no request in flight *and* no change to its DOM for a moment, since a single-page app
+//! draws from timers and scripts long after the network is idle; `wait --text T` waits until T
+//! is on the page. The DOM is watched by a script run through `evaluate`, so a worker and a
+//! phone wait alike.
+
+use std::time::Duration;
 
 use nanomuse_proto::{ActReply, WaitAction};
+use serde_json::json;
+use tokio::time::Instant;
 
 use super::Ctx;
 use crate::error::{ControllerError, Result};
 
 pub const MAX_WAIT_SECONDS: f64 = 15.0;
+
+/// How long the DOM must stay unchanged for the page to count as quiet.
+const QUIET_MS: u64 = 500;
+
+/// The watchers fail when a navigation replaces their document; a failure this many times in a
+/// row is the page's own, and reported.
+const MAX_FAILURES: u32 = 3;
+
+/// The longest text `--text` looks for (the listing cuts labels far shorter).
+const MAX_TEXT_CHARS: usize = 1_000;
+
+/// `({quiet_ms, timeout_ms}) => quiet`: true once nothing in the document changed for
+/// `quiet_ms`, false when `timeout_ms` passed first.
+const DOM_QUIET_JS: &str = r#"(args) => new Promise((resolve) => {
+  const start = performance.now();
+  let last = start;
+  const observer = new MutationObserver(() => { last = performance.now(); });
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  const check = () => {
+    const now = performance.now();
+    if (now - last >= args.quiet_ms) { observer.disconnect(); resolve(true); return; }
+    if (now - start >= args.timeout_ms) { observer.disconnect(); resolve(false); return; }
+    setTimeout(check, Math.max(10, Math.min(args.quiet_ms - (now - last), args.timeout_ms - (now - start))));
+  };
+  setTimeout(check, args.quiet_ms);
+})"#;
+
+/// `({text, timeout_ms}) => found`: true once the page's visible text (whitespace collapsed)
+/// holds `text`, false when `timeout_ms` passed first. Looked at after changes, at most every
+/// 100 ms, and every 250 ms regardless (text can appear by layout alone).
+const TEXT_JS: &str = r#"(args) => new Promise((resolve) => {
+  const wanted = String(args.text).replace(/\s+/g, ' ').trim();
+  const has = () => {
+    const body = document.body;
+    return !!body && String(body.innerText || '').replace(/\s+/g, ' ').includes(wanted);
+  };
+  if (has()) { resolve(true); return; }
+  const start = performance.now();
+  let pending = null;
+  const finish = (found) => { observer.disconnect(); clearInterval(ticker); clearTimeout(pending); resolve(found); };
+  const look = () => {
+    pending = null;
+    if (has()) finish(true);
+    else if (performance.now() - start >= args.timeout_ms) finish(false);
+  };
+  const observer = new MutationObserver(() => { if (!pending) pending = setTimeout(look, 100); });
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  const ticker = setInterval(look, 250);
+})"#;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: WaitAction) -> Result<ActReply> {
     let seconds = action.seconds;
@@ -14,24 +72,110 @@ pub async fn run(ctx: &mut Ctx<'_>, action: WaitAction) -> Result<ActReply> {
             "wait takes 0 to {MAX_WAIT_SECONDS} seconds, not {seconds}"
         )));
     }
-    let bound = if seconds == 0.0 {
-        ctx.settle_ms
+    let text = action.text.trim();
+    if action.text.contains('\0') || text.chars().count() > MAX_TEXT_CHARS {
+        return Err(ControllerError::InvalidArgument(format!(
+            "wait --text takes a text of at most {MAX_TEXT_CHARS} characters without NUL"
+        )));
+    }
+    if !action.text.is_empty() && text.is_empty() {
+        return Err(ControllerError::InvalidArgument(
+            "wait --text needs some text to wait for, not only spaces".into(),
+        ));
+    }
+    let bound = Duration::from_secs_f64(if seconds > 0.0 {
+        seconds
     } else {
-        (seconds * 1000.0) as u32
-    };
-    let settled = ctx.settle(bound).await?;
-    let head = if settled {
-        "The page is quiet.".to_string()
+        MAX_WAIT_SECONDS
+    });
+    let head = if !text.is_empty() {
+        until_text(ctx, text, bound).await?
+    } else if seconds > 0.0 {
+        tokio::time::sleep(bound).await;
+        format!("Waited {seconds:.1} s.")
     } else {
-        format!(
-            "Waited {:.1} s; the page is still busy.",
-            bound as f64 / 1000.0
-        )
+        until_quiet(ctx, bound).await?
     };
+    // Whatever the page started meanwhile finishes as after any action, briefly.
+    ctx.settle(ctx.settle_ms.min(2_000)).await?;
     let (listing, frame) = ctx.look("Waited".into()).await?;
     Ok(ctx.page_reply(
         format!("{head} {} — {}", listing.title, listing.url),
         listing,
         frame,
     ))
+}
+
+/// Until no request is in flight and the DOM has not changed for [`QUIET_MS`], within `bound`.
+async fn until_quiet(ctx: &Ctx<'_>, bound: Duration) -> Result<String> {
+    let deadline = Instant::now() + bound;
+    let mut failures = 0;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        if !ctx.settle(millis(left)).await? {
+            break;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        let args = json!({"quiet_ms": QUIET_MS, "timeout_ms": millis(left)});
+        // A navigation replaces the document under the watcher: look again at the new one.
+        let quiet = match ctx.evaluate(DOM_QUIET_JS, args).await {
+            Ok(quiet) => {
+                failures = 0;
+                quiet
+            }
+            Err(error) => {
+                failures += 1;
+                if failures == MAX_FAILURES {
+                    return Err(error);
+                }
+                continue;
+            }
+        };
+        // The DOM stood still; so must the network, which a change may have set off.
+        if quiet.as_bool() == Some(true) && ctx.settle(millis(left).min(1_000)).await? {
+            return Ok("The page is quiet.".into());
+        }
+    }
+    Ok(format!(
+        "Waited {:.0} s; the page never stopped changing.",
+        bound.as_secs_f64()
+    ))
+}
+
+/// Until `text` is on the page, within `bound`.
+async fn until_text(ctx: &Ctx<'_>, text: &str, bound: Duration) -> Result<String> {
+    let deadline = Instant::now() + bound;
+    let quoted = super::quoted(text);
+    let mut failures = 0;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let args = json!({"text": text, "timeout_ms": millis(left)});
+        match ctx.evaluate(TEXT_JS, args).await {
+            Ok(found) if found.as_bool() == Some(true) => {
+                return Ok(format!("{quoted} is on the page."));
+            }
+            Ok(_) => break,
+            // The document was replaced while the script watched it: watch the new one.
+            Err(_) if Instant::now() < deadline && failures + 1 < MAX_FAILURES => {
+                failures += 1;
+                ctx.settle(millis(deadline.saturating_duration_since(Instant::now())))
+                    .await?;
+            }
+            Err(error) => return Err(error),
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+    }
+    Ok(format!(
+        "Waited {:.1} s; {quoted} did not appear on the page.",
+        bound.as_secs_f64()
+    ))
+}
+
+fn millis(duration: Duration) -> u32 {
+    u32::try_from(duration.as_millis()).unwrap_or(u32::MAX)
 }

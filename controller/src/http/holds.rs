@@ -11,14 +11,60 @@ use super::{ApiResult, Body, Caller, FrameView, Http, State};
 use crate::error::ControllerError;
 use crate::holds::OpenedBy;
 
-/// `GET /api/state`: the open holds, the threads with their latest frame, and the phones with
-/// a browser connected now.
-pub async fn state(State(http): Http, Caller(tenant): Caller) -> ApiResult<Json<Value>> {
+/// How many threads `/api/state` lists when the query names no `limit`, and at most.
+pub const STATE_PAGE_DEFAULT: usize = 100;
+pub const STATE_PAGE_MAX: usize = 1_000;
+
+/// `?limit=N&after=THREAD` of `/api/state` (other parameters, such as `token`, are not ours).
+fn page_of(uri: &axum::http::Uri) -> ApiResult<(usize, String)> {
+    let mut limit = STATE_PAGE_DEFAULT;
+    let mut after = String::new();
+    let query = uri.query().unwrap_or_default();
+    for (name, value) in url::form_urlencoded::parse(query.as_bytes()) {
+        match name.as_ref() {
+            "limit" => {
+                limit = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=STATE_PAGE_MAX).contains(n))
+                    .ok_or_else(|| {
+                        ControllerError::InvalidArgument(format!(
+                            "limit={:?}: give a number of threads from 1 to {STATE_PAGE_MAX}",
+                            nanomuse_proto::limits::excerpt(&value)
+                        ))
+                    })?;
+            }
+            "after" => {
+                crate::app::check_id("after (a thread)", &value)?;
+                after = value.into_owned();
+            }
+            _ => {}
+        }
+    }
+    Ok((limit, after))
+}
+
+/// `GET /api/state[?limit=N&after=THREAD]`: the open holds, a page of the threads (by name,
+/// [`STATE_PAGE_DEFAULT`] unless `limit` says otherwise) with their latest frame, and the
+/// phones with a browser connected now. `next` names the thread to ask `after` for the next
+/// page; it is absent on the last.
+pub async fn state(
+    State(http): Http,
+    Caller(tenant): Caller,
+    uri: axum::http::Uri,
+) -> ApiResult<Json<Value>> {
+    let (limit, after) = page_of(&uri)?;
     let controller = &http.controller;
     let store = controller.store();
     let holds = controller.holds.open_holds(&tenant);
     let mut threads = Vec::new();
-    for (thread, record) in store.threads(&tenant)? {
+    // One more than the page: whether there is a next one.
+    let mut page = store.threads_after(&tenant, &after, limit + 1)?;
+    let next = (page.len() > limit).then(|| {
+        page.truncate(limit);
+        page.last().map(|(name, _)| name.clone())
+    });
+    for (thread, record) in page {
         let frame = store.latest_frame(&tenant, &thread)?;
         threads.push(json!({
             "thread": thread,
@@ -30,9 +76,11 @@ pub async fn state(State(http): Http, Caller(tenant): Caller) -> ApiResult<Json<
         }));
     }
     let devices = controller.devices.of(&tenant);
-    Ok(Json(
-        json!({"holds": holds, "threads": threads, "devices": devices}),
-    ))
+    let mut state = json!({"holds": holds, "threads": threads, "devices": devices});
+    if let Some(Some(next)) = next {
+        state["next"] = json!(next);
+    }
+    Ok(Json(state))
 }
 
 #[derive(Deserialize)]
@@ -102,7 +150,8 @@ pub async fn control(
         "handed_back" => holds.hand_back(&tenant, &thread).await?,
         other => {
             return Err(ControllerError::InvalidArgument(format!(
-                "unknown control action {other:?}: use \"take_over\" or \"handed_back\""
+                "unknown control action {:?}: use \"take_over\" or \"handed_back\"",
+                nanomuse_proto::limits::excerpt(other)
             )));
         }
     };

@@ -5,6 +5,7 @@
 
 mod card;
 mod frames;
+pub mod guard;
 mod holds;
 mod input;
 mod threads;
@@ -30,15 +31,18 @@ pub struct HttpState {
     pub tenants: Arc<Tenants>,
     /// Ends the event streams on shutdown; they would otherwise hold the server open.
     pub shutdown: CancellationToken,
+    /// The names every route's `Host` and `Origin` must be ([`guard`]).
+    pub allowed: Arc<guard::AllowedHosts>,
 }
 
 use axum::extract::State;
 type Http = State<Arc<HttpState>>;
 
-/// The HTTP routes; the caller adds the gRPC services and [`not_found`].
-/// The HTTP routes; the caller adds the gRPC services and [`not_found`].
+/// The HTTP routes, each behind [`guard::check_browser_request`]; the caller adds the gRPC
+/// services and [`not_found`].
 pub fn router(state: Arc<HttpState>) -> Router {
-    Router::new()
+    let allowed = state.allowed.clone();
+    let routes = Router::new()
         .route("/browser/{thread}", get(card::page))
         .route("/api/state", get(holds::state))
         .route("/api/holds", post(holds::open))
@@ -57,7 +61,8 @@ pub fn router(state: Arc<HttpState>) -> Router {
         .route("/api/browser/{thread}/events", get(frames::events))
         .with_state(state.clone())
         // The browser tool as an MCP server (its own module: auth, sessions, origins).
-        .merge(crate::mcp::router(state))
+        .merge(crate::mcp::router(state));
+    guard::guarded(routes, allowed)
 }
 
 /// The answer to a path that is neither an API route, the card nor a gRPC method.
@@ -116,6 +121,11 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
         let axum::Json(value) = axum::Json::<T>::from_request(request, state)
             .await
             .map_err(|rejection| {
+                if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                    return ControllerError::TooLarge(
+                        "the request body is larger than this server takes (2 MB)".into(),
+                    );
+                }
                 ControllerError::InvalidArgument(format!(
                     "the request body is not the JSON this call takes: {}",
                     rejection.body_text()

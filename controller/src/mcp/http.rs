@@ -2,9 +2,10 @@
 //! A call carries the tenant's `Authorization: Bearer` token, checked against the same digests
 //! as gRPC and the HTTP API (none needed where no tokens are configured, the embedded `serve`);
 //! without a good one it is 401 with `WWW-Authenticate`. A session belongs to the tenant that
-//! opened it: another tenant's calls on it answer as on an unknown session. The SDK refuses
-//! any request with an `Origin` (a page in some browser must not drive the tool) and, without
-//! tokens, a `Host` that is not loopback (DNS rebinding).
+//! opened it: another tenant's calls on it answer as on an unknown session. The route sits
+//! behind the HTTP guard (`Host` must name this server, a POST must be JSON: DNS rebinding and
+//! blind pages), and the SDK refuses any request with an `Origin` besides (a page in some
+//! browser must not drive the tool).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -45,16 +46,13 @@ struct Guard {
 
 /// The `/mcp` route.
 pub fn router(state: Arc<HttpState>) -> Router {
-    let open = state.tenants.tenant(None).is_ok();
-    let mut config = StreamableHttpServerConfig::default()
+    let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(state.shutdown.child_token())
-        // With an empty list of allowed origins: any request that has one is refused.
+        // `Host` is the HTTP guard's (crate::http::guard), for every route alike.
+        .disable_allowed_hosts()
+        // With an empty list of allowed origins: any request that has one is refused, even
+        // one the guard lets through (the server's own origin): MCP clients are not pages.
         .enforce_origin_validation();
-    if !open {
-        // Tokens guard a hosted controller, reached under names of its deployment's own; a
-        // page that rebinds a name has no token.
-        config = config.disable_allowed_hosts();
-    }
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive =
         Some(SESSION_IDLE.max(state.controller.holds.timeout() + Duration::from_secs(60)));

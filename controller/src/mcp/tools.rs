@@ -87,6 +87,9 @@ struct Wait {
     /// for a short settle.
     #[schemars(range(min = 0.0, max = MAX_WAIT_SECONDS))]
     seconds: Option<f64>,
+    /// Wait until this text is on the page instead (at most `seconds`, or 15 s), e.g. the
+    /// result you expect.
+    text: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -238,13 +241,15 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
             name: "browser_wait",
             title: "Wait for the page",
             description: "Wait up to `seconds` (at most 15) for a page that is still loading \
-                or drawing itself, then list it. Use it when a listing looks incomplete.",
+                or drawing itself, or until `text` is on it, then list it. Use it when a \
+                listing looks incomplete or a result is still to come.",
             read_only: true,
             schema: schema_of::<Wait>,
             read: |args| {
-                let Wait { seconds } = read(args)?;
+                let Wait { seconds, text } = read(args)?;
                 Ok(Action::Wait(WaitAction {
                     seconds: seconds.unwrap_or(0.0),
+                    text: text.unwrap_or_default(),
                 }))
             },
         },
@@ -565,7 +570,10 @@ mod tests {
         );
         assert_eq!(
             call("browser_wait", json!({})).unwrap().action,
-            Action::Wait(WaitAction { seconds: 0.0 })
+            Action::Wait(WaitAction {
+                seconds: 0.0,
+                text: String::new()
+            })
         );
         assert_eq!(
             call("browser_profile", json!({"preset": "mobile"}))

@@ -19,6 +19,9 @@ pub struct Profiles {
     pub frame_writes: f64,
 }
 
+/// Concurrent writers of the frame-store row.
+pub const FRAME_WRITERS: usize = 64;
+
 /// Measures on `backend`, whose profiles live in `profiles`; the frame store goes in `store`.
 pub async fn measure(
     backend: &ChromiumBackend,
@@ -99,18 +102,33 @@ pub async fn measure(
         })
         .await
         .unwrap();
-    let writes = 200;
+    // As many writers as the load rows' agents, each acknowledging its frame only once it is
+    // flushed; writers that arrive during a flush share the next one (group commit).
+    let store = std::sync::Arc::new(store);
+    let writers = FRAME_WRITERS;
+    let writes = 2_000;
     let at = Instant::now();
-    for i in 0..writes {
-        use nanomuse_controller::store::Store;
-        let frame = Frame {
-            id: store.next_id().unwrap().to_string(),
-            thread: format!("t{}", i % 8),
-            jpeg: shot.jpeg.clone(),
-            ..Default::default()
-        };
-        store.add_frame("bench", &frame).unwrap();
-        store.flush().await.unwrap();
+    let tasks: Vec<_> = (0..writers)
+        .map(|writer| {
+            let store = store.clone();
+            let jpeg = shot.jpeg.clone();
+            tokio::spawn(async move {
+                use nanomuse_controller::store::Store;
+                for _ in 0..writes / writers {
+                    let frame = Frame {
+                        id: store.next_id().unwrap().to_string(),
+                        thread: format!("t{writer}"),
+                        jpeg: jpeg.clone(),
+                        ..Default::default()
+                    };
+                    store.add_frame("bench", &frame).unwrap();
+                    store.flush().await.unwrap();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
     }
     Profiles {
         cold: stats(cold),

@@ -345,8 +345,11 @@ fn profiles(md: &mut String, results: &Results) {
     .unwrap();
     writeln!(
         md,
-        "\n## Frame store\n\n- sled, {} B frames, flushed after each write: {:.0} writes/s",
-        profiles.frame_bytes, profiles.frame_writes
+        "\n## Frame store\n\n- sled, {} B frames from {} writers at once, each write flushed before \
+         it is acknowledged (writers arriving during a flush share the next one): {:.0} writes/s",
+        profiles.frame_bytes,
+        crate::profiles::FRAME_WRITERS,
+        profiles.frame_writes
     )
     .unwrap();
 }

@@ -37,6 +37,8 @@ pub async fn serve_site() -> SocketAddr {
         .route("/listing", get(|| async { Html(LISTING) }))
         .route("/listing-nested", get(|| async { Html(LISTING_NESTED) }))
         .route("/listing-many", get(listing_many))
+        .route("/listing-odd", get(|| async { Html(LISTING_ODD) }))
+        .route("/typing-patched", get(|| async { Html(TYPING_PATCHED) }))
         .route("/fixtures/{*path}", get(fixture));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -130,6 +132,66 @@ const LISTING_NESTED: &str = r#"<!doctype html><html><head><title>Nested</title>
 <script>
   document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML =
     '<button style="width:120px;height:30px">In shadow</button>';
+</script>
+</body></html>"#;
+
+/// What real apps do to a listing: a framework's handler on the box that holds the app, one
+/// over the whole page, todos whose checkboxes only their row names (one drawn transparent
+/// over its box, as dijit's), an icon button drawn by CSS, a focusable <div> drawn as
+/// pressable, and a page that breaks what a listing would use (`document.querySelectorAll` and
+/// `Array.from` replaced, an element whose geometry throws).
+const LISTING_ODD: &str = r#"<!doctype html><html><head><title>Odd</title>
+<style>
+  .at { position: absolute; margin: 0; box-sizing: border-box; }
+  ul { list-style: none; padding: 0; margin: 0; }
+  li > div { display: flex; align-items: flex-start; height: 30px; }
+  input[type=checkbox] { margin: 0; width: 16px; height: 16px; }
+  .destroy { width: 20px; height: 20px; padding: 0; }
+  .destroy::after { content: '×'; }
+  .box { position: relative; display: inline-block; width: 16px; height: 16px; border: 1px solid; }
+  .box input { position: absolute; left: 0; top: 0; opacity: 0; }
+</style></head>
+<body style="margin:0">
+<div id="app" class="at" style="left:0;top:0;width:600px;height:300px">
+  <section>
+    <input id="all" type="checkbox" class="at" style="left:10px;top:10px">
+    <ul class="at" style="left:10px;top:50px;width:400px">
+      <li><div><input type="checkbox"><label>buy milk</label><button class="destroy"></button></div></li>
+      <li><div><span>bread</span><span class="box"><input type="checkbox"></span></div></li>
+    </ul>
+  </section>
+</div>
+<div id="overlay" class="at" style="left:0;top:0;width:100%;height:100%;z-index:-1"></div>
+<div class="at" tabindex="0" style="left:700px;top:10px;width:100px;height:30px;cursor:pointer">Tile</div>
+<div id="broken" class="at" style="left:700px;top:200px;width:100px;height:30px">Broken</div>
+<button class="at" style="left:700px;top:250px;width:100px;height:30px">After broken</button>
+<label class="at" for="qty" style="left:700px;top:300px">Quantity</label>
+<input class="at" id="qty" style="left:800px;top:300px;width:60px;height:30px">
+<script>
+  document.getElementById('app').onclick = () => {};
+  document.getElementById('overlay').onclick = () => {};
+  const broken = document.getElementById('broken');
+  broken.onclick = () => {};
+  Object.defineProperty(broken, 'getBoundingClientRect', { value() { throw new TypeError('broken'); } });
+  document.querySelectorAll = () => 42;
+  // MooTools' Array.from: no mapping function.
+  Array.from = (item) => [item];
+</script>
+</body></html>"#;
+
+/// A field on a page that breaks the setter path of typing as troopjs's and MooTools' shims do:
+/// property descriptors read through a getter that throws, `Event` replaced. The field echoes
+/// what reaches it, and whether the browser sent it.
+const TYPING_PATCHED: &str = r#"<!doctype html><html><head><title>Patched</title></head>
+<body style="margin:0">
+<input id="field" value="old" style="position:absolute;left:10px;top:10px;width:200px;height:30px"
+  oninput="document.getElementById('echo').textContent = this.value + (event.isTrusted ? ' (trusted)' : '')">
+<p id="echo" style="position:absolute;left:10px;top:60px;margin:0"></p>
+<script>
+  const illegal = () => { throw new TypeError('Illegal invocation'); };
+  Object.getOwnPropertyDescriptor = illegal;
+  Reflect.getOwnPropertyDescriptor = illegal;
+  window.Event = function (event) { this.type = event.type.indexOf('x'); };
 </script>
 </body></html>"#;
 

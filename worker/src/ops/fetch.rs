@@ -4,8 +4,7 @@
 //! URL policy: its URL here, the addresses its name resolves to in the client's resolver
 //! ([`crate::egress::Egress::http`]), which the client then connects to.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
+use nanomuse_proto::limits::excerpt;
 use nanomuse_proto::{FetchReply, FetchRequest, Header};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -13,6 +12,7 @@ use serde_json::{Value, json};
 use crate::egress;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
+use crate::set_cookie;
 
 const MAX_REDIRECTS: usize = 20;
 
@@ -62,9 +62,13 @@ pub async fn run(
             .await
             .map_err(|e| match egress::refusal_in(&e) {
                 Some(refusal) => WorkerError::Refused(refusal),
-                None => WorkerError::Fetch(format!("fetch of {url} failed: {}", describe(&e))),
+                None => WorkerError::Fetch(format!(
+                    "fetch of {} failed: {}",
+                    excerpt(url.as_str()),
+                    describe(&e)
+                )),
             })?;
-        store_cookies(page, url.as_str(), response.headers()).await?;
+        store_cookies(page, &url, response.headers()).await?;
 
         let status = response.status();
         if status.is_redirection()
@@ -73,7 +77,9 @@ pub async fn run(
             let location = location.to_str().unwrap_or_default();
             url = url.join(location).map_err(|e| {
                 WorkerError::Fetch(format!(
-                    "{url} redirected to a bad location {location:?}: {e}"
+                    "{} redirected to a bad location {:?}: {e}",
+                    excerpt(url.as_str()),
+                    excerpt(location)
                 ))
             })?;
             // The next hop is checked like the first: a redirect to an internal address is
@@ -99,14 +105,17 @@ pub async fn run(
             })
             .collect();
         let mut collected = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| WorkerError::Fetch(format!("reading {url} failed: {}", describe(&e))))?
-        {
+        while let Some(chunk) = response.chunk().await.map_err(|e| {
+            WorkerError::Fetch(format!(
+                "reading {} failed: {}",
+                excerpt(url.as_str()),
+                describe(&e)
+            ))
+        })? {
             if collected.len() + chunk.len() > max_bytes {
                 return Err(WorkerError::TooLarge(format!(
-                    "the response of {url} is larger than {max_bytes} bytes, the fetch limit"
+                    "the response of {} is larger than {max_bytes} bytes, the fetch limit",
+                    excerpt(url.as_str())
                 )));
             }
             collected.extend_from_slice(&chunk);
@@ -120,7 +129,7 @@ pub async fn run(
     }
     Err(WorkerError::Fetch(format!(
         "{} redirected more than {MAX_REDIRECTS} times",
-        request.url
+        excerpt(&request.url)
     )))
 }
 
@@ -157,53 +166,24 @@ async fn cookie_header(page: &PageHandle, url: &str) -> Result<String> {
         .join("; "))
 }
 
-/// Writes each `Set-Cookie` of a response into the profile, as the browser would have.
+/// Writes the `Set-Cookie`s of a response from `url` into the profile that the browser would
+/// have kept ([`crate::set_cookie`]): none for another site, none for a public suffix.
 async fn store_cookies(
     page: &PageHandle,
-    url: &str,
+    url: &url::Url,
     headers: &reqwest::header::HeaderMap,
 ) -> Result<()> {
     let mut cookies = Vec::new();
     for value in headers.get_all(reqwest::header::SET_COOKIE) {
         let Ok(text) = value.to_str() else { continue };
-        let Ok(parsed) = cookie::Cookie::parse(text.to_string()) else {
-            tracing::debug!("unparsable Set-Cookie ignored");
-            continue;
-        };
-        cookies.push(cookie_param(&parsed, url));
+        match set_cookie::accept(text, url) {
+            Ok(cookie) => cookies.push(cookie),
+            Err(why) => tracing::debug!(%why, "Set-Cookie of a fetch ignored"),
+        }
     }
     if !cookies.is_empty() {
         page.cdp("Network.setCookies", json!({"cookies": cookies}))
             .await?;
     }
     Ok(())
-}
-
-fn cookie_param(cookie: &cookie::Cookie<'_>, url: &str) -> Value {
-    let mut param = json!({"name": cookie.name(), "value": cookie.value(), "url": url});
-    if let Some(domain) = cookie.domain() {
-        param["domain"] = json!(domain);
-    }
-    if let Some(path) = cookie.path() {
-        param["path"] = json!(path);
-    }
-    if let Some(secure) = cookie.secure() {
-        param["secure"] = json!(secure);
-    }
-    if let Some(http_only) = cookie.http_only() {
-        param["httpOnly"] = json!(http_only);
-    }
-    if let Some(same_site) = cookie.same_site() {
-        param["sameSite"] = json!(same_site.to_string());
-    }
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs_f64();
-    if let Some(max_age) = cookie.max_age() {
-        param["expires"] = json!(now + max_age.whole_seconds() as f64);
-    } else if let Some(expires) = cookie.expires_datetime() {
-        param["expires"] = json!(expires.unix_timestamp() as f64);
-    }
-    param
 }

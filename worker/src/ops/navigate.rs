@@ -21,6 +21,8 @@ pub async fn run(
     default_timeout: Duration,
 ) -> Result<NavigateReply> {
     let url = super::checked_url(page, &request.url)?;
+    // Errors quote the URL, never the whole of it: it is the caller's input.
+    let shown = nanomuse_proto::limits::excerpt(url.as_str()).into_owned();
     let timeout = if request.timeout_ms > 0 {
         Duration::from_millis(request.timeout_ms.into())
     } else {
@@ -42,7 +44,7 @@ pub async fn run(
                     .await;
                 if download.state == DownloadState::Canceled {
                     return Err(WorkerError::FailedPrecondition(format!(
-                        "the download of {url} was cancelled"
+                        "the download of {shown} was cancelled"
                     )));
                 }
                 return Ok((None, Some(download.filename)));
@@ -53,12 +55,12 @@ pub async fn run(
             }
             if error == "net::ERR_ABORTED" {
                 return Err(WorkerError::FailedPrecondition(format!(
-                    "navigation to {url} was aborted: the server sent no page (e.g. 204 No \
+                    "navigation to {shown} was aborted: the server sent no page (e.g. 204 No \
                      Content); the page stays where it was"
                 )));
             }
             return Err(WorkerError::FailedPrecondition(format!(
-                "navigation to {url} failed: {error}"
+                "navigation to {shown} failed: {error}"
             )));
         }
         let loader = reply
@@ -76,7 +78,7 @@ pub async fn run(
         Err(_) => {
             super::quiet(page).await;
             return Err(WorkerError::timeout(
-                format!("navigation to {url}"),
+                format!("navigation to {shown}"),
                 timeout.as_millis() as u64,
             ));
         }

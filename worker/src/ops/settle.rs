@@ -12,10 +12,17 @@ use crate::error::Result;
 use crate::page::PageHandle;
 
 /// A frame drawn: the task after an animation frame runs once that frame is produced; by then
-/// the handlers of an input have run and started what they start.
+/// the handlers of an input have run and started what they start. Answers the document's
+/// `readyState`, or `leaving` while a navigation that will replace the document began less
+/// than a second ago (the mark of the page's start script): its request may not have reached
+/// the network yet. A navigation that never replaces it (a 204, a download) stops counting
+/// after that second.
 const FRAME_DRAWN_JS: &str = "() => new Promise((resolve) => requestAnimationFrame(() => { \
      const channel = new MessageChannel(); \
-     channel.port1.onmessage = () => resolve(document.readyState); \
+     channel.port1.onmessage = () => { \
+       const leaving = window.__nanomuseLeavingAt; \
+       resolve(leaving !== undefined && performance.now() - leaving < 1000 \
+         ? 'leaving' : document.readyState); }; \
      channel.port2.postMessage(null); }))";
 
 /// The longest settle anyone may ask for.

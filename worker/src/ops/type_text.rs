@@ -1,5 +1,8 @@
 //! `type {text}`: fills the focused field through the page's own value setter plus `input` and
-//! `change` events, so React and Vue forms notice; a contenteditable gets `insertText`.
+//! `change` events, so React and Vue forms notice; a contenteditable gets `insertText`. Where
+//! the page breaks that path (troopjs's shims replace `Object.getOwnPropertyDescriptor`,
+//! MooTools replaces `Event`) or the value does not take, the field's text is selected and
+//! typed over with trusted input, `Input.insertText`, as a keyboard would.
 
 use nanomuse_proto::limits::TYPE_TEXT_MAX_CHARS as MAX_TEXT_CHARS;
 use nanomuse_proto::{TypeReply, TypeRequest};
@@ -8,7 +11,8 @@ use serde_json::{Value, json};
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
-/// Returns null on success, else why nothing was typed.
+/// Returns null on success, `{trusted: true}` when the field (its text selected) wants trusted
+/// input instead, else why nothing was typed. The phone's copy: android/…/Scripts.kt.
 const FILL_FOCUSED_JS: &str = r#"(text) => {
   let el = document.activeElement;
   while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
@@ -22,12 +26,30 @@ const FILL_FOCUSED_JS: &str = r#"(text) => {
   }
   const classes = [HTMLInputElement, HTMLTextAreaElement, HTMLSelectElement];
   const cls = classes.find((c) => el instanceof c);
-  if (!cls) return 'the focused element (' + el.tagName.toLowerCase() + ') does not take text';
+  const tag = String(el.tagName).toLowerCase();
+  // A polyfill's wrapper of a field (Polymer's) is no instance of the DOM's classes.
+  if (!cls && !['input', 'textarea', 'select'].includes(tag)) {
+    return 'the focused element (' + tag + ') does not take text';
+  }
   if (el.disabled || el.readOnly) return 'the focused field is disabled or read-only';
-  Object.getOwnPropertyDescriptor(cls.prototype, 'value').set.call(el, text);
-  el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText', data: text}));
-  el.dispatchEvent(new Event('change', {bubbles: true}));
-  return null;
+  let took = false;
+  try {
+    const value = Reflect.getOwnPropertyDescriptor(cls.prototype, 'value');
+    value.set.call(el, text);
+    // Checked before the events: what the page's handlers then do to the value is theirs.
+    took = cls === HTMLSelectElement || value.get.call(el) === text;
+    if (took) {
+      el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText', data: text}));
+      el.dispatchEvent(new Event('change', {bubbles: true}));
+      return null;
+    }
+  } catch (_) {
+    // The page patched what the setter path uses, or wrapped the field: trusted input below,
+    // unless its handlers already saw the value (a later event of ours failed).
+    if (took) return null;
+  }
+  try { el.select(); } catch (_) { /* typed at the caret */ }
+  return {trusted: true};
 }"#;
 
 pub async fn run(page: &PageHandle, request: &TypeRequest) -> Result<TypeReply> {
@@ -38,6 +60,12 @@ pub async fn run(page: &PageHandle, request: &TypeRequest) -> Result<TypeReply> 
     }
     match page.evaluate(FILL_FOCUSED_JS, &json!(request.text)).await? {
         Value::Null => Ok(TypeReply {}),
+        Value::Object(asked) if asked.get("trusted") == Some(&Value::Bool(true)) => {
+            tracing::debug!("the page's setter path failed; typing with trusted input");
+            page.cdp("Input.insertText", json!({"text": request.text}))
+                .await?;
+            Ok(TypeReply {})
+        }
         Value::String(why) => Err(WorkerError::FailedPrecondition(why)),
         other => Err(WorkerError::FailedPrecondition(other.to_string())),
     }

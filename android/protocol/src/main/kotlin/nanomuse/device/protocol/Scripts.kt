@@ -58,7 +58,9 @@ $js
     /**
      * Fills the focused field through the page's own value setter plus `input` and `change`
      * events, so React and Vue forms notice; a contenteditable gets `insertText`. Returns null,
-     * or why nothing was typed. The worker's (worker/src/ops/type_text.rs).
+     * `{trusted: true}` when the page broke that path (its field's text then selected, for
+     * trusted input to type over), or why nothing was typed. The worker's
+     * (worker/src/ops/type_text.rs), the same text.
      */
     const val FILL_FOCUSED = """(text) => {
   let el = document.activeElement;
@@ -73,12 +75,30 @@ $js
   }
   const classes = [HTMLInputElement, HTMLTextAreaElement, HTMLSelectElement];
   const cls = classes.find((c) => el instanceof c);
-  if (!cls) return 'the focused element (' + el.tagName.toLowerCase() + ') does not take text';
+  const tag = String(el.tagName).toLowerCase();
+  // A polyfill's wrapper of a field (Polymer's) is no instance of the DOM's classes.
+  if (!cls && !['input', 'textarea', 'select'].includes(tag)) {
+    return 'the focused element (' + tag + ') does not take text';
+  }
   if (el.disabled || el.readOnly) return 'the focused field is disabled or read-only';
-  Object.getOwnPropertyDescriptor(cls.prototype, 'value').set.call(el, text);
-  el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText', data: text}));
-  el.dispatchEvent(new Event('change', {bubbles: true}));
-  return null;
+  let took = false;
+  try {
+    const value = Reflect.getOwnPropertyDescriptor(cls.prototype, 'value');
+    value.set.call(el, text);
+    // Checked before the events: what the page's handlers then do to the value is theirs.
+    took = cls === HTMLSelectElement || value.get.call(el) === text;
+    if (took) {
+      el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText', data: text}));
+      el.dispatchEvent(new Event('change', {bubbles: true}));
+      return null;
+    }
+  } catch (_) {
+    // The page patched what the setter path uses, or wrapped the field: trusted input below,
+    // unless its handlers already saw the value (a later event of ours failed).
+    if (took) return null;
+  }
+  try { el.select(); } catch (_) { /* typed at the caret */ }
+  return {trusted: true};
 }"""
 
     /** Types one character into the focused field (a key with no Android key code). */

@@ -100,12 +100,21 @@ fun scriptTests() {
             const div = fill('x');
             input.readOnly = true; document.activeElement = input;
             const readOnly = fill('x');
+            // A page that broke the setter path (troopjs): the field's text selected for trusted input.
+            const broken = new HTMLTextAreaElement();
+            broken.tagName = 'TEXTAREA';
+            Object.defineProperty(HTMLTextAreaElement.prototype, 'value', {
+              get() { return ''; }, set(v) { throw new TypeError('Illegal invocation'); } });
+            broken.select = () => events.push('select');
+            document.activeElement = broken;
+            const trusted = fill('x');
             // The other scripts at least parse.
             const others = [${Scripts.INSERT_TEXT}, ${Scripts.SCROLL_BY}, ${Scripts.FRAME_DRAWN}, ${Scripts.VIEWPORT}].length;
-            console.log(JSON.stringify({events, typed, nothing, div, readOnly, others}));
+            console.log(JSON.stringify({events, typed, nothing, div, readOnly, trusted, others}));
         """
         val out = Json.parse(node(program)) as Map<*, *>
-        assertEquals(listOf("set:hello", "input:x", "change:x"), out["events"])
+        assertEquals(listOf("set:hello", "input:x", "change:x", "select"), out["events"])
+        assertEquals(mapOf("trusted" to true), out["trusted"])
         assertEquals(null, out["typed"])
         assertContains(out["nothing"] as String, "nothing is focused")
         assertContains(out["div"] as String, "(div) does not take text")

@@ -1,0 +1,196 @@
+//! `wait` as the spec says it, through the controller on a real worker: `wait N` pauses N
+//! seconds, then lists what the page drew meanwhile; `wait` alone waits until the page is quiet
+//! — no request in flight and no DOM change for a moment — at most 15 s, saying so when it
+//! never is; `wait --text T` waits until T is on the page, and says so when it does not come.
+
+mod support;
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::response::Html;
+use axum::routing::get;
+use nanomuse_proto::act_request::Action;
+use nanomuse_proto::browser_tool_client::BrowserToolClient;
+use nanomuse_proto::*;
+use support::*;
+
+type Tool = BrowserToolClient<tonic::transport::Channel>;
+
+/// Draws its button 1.5 s after load, from a timer: nothing on the network says so.
+const LATE: &str = r#"<!doctype html><title>Late</title><body>
+<script>setTimeout(() => {
+  const button = document.createElement('button');
+  button.textContent = 'Drawn late';
+  document.body.appendChild(button);
+}, 1500);</script>"#;
+
+/// A loader that changes the page every 100 ms for 1.2 s, then draws its result.
+const LOADING: &str = r#"<!doctype html><title>Loading</title><body><p id="progress">0</p>
+<script>let ticks = 0;
+const timer = setInterval(() => {
+  ticks += 1;
+  document.getElementById('progress').textContent = String(ticks);
+  if (ticks === 12) {
+    clearInterval(timer);
+    const button = document.createElement('button');
+    button.textContent = 'Loaded';
+    document.body.appendChild(button);
+  }
+}, 100);</script>"#;
+
+/// A clock: the page never stops changing.
+const CLOCK: &str = r#"<!doctype html><title>Clock</title><body><p id="now"></p>
+<script>setInterval(() => { document.getElementById('now').textContent = String(Date.now()); }, 50);</script>"#;
+
+/// Says "Order confirmed" 1 s after load.
+const CONFIRM: &str = r#"<!doctype html><title>Order</title><body><p id="status">Placing the order…</p>
+<script>setTimeout(() => {
+  document.getElementById('status').textContent = 'Order   confirmed';
+}, 1000);</script>"#;
+
+async fn pages() -> SocketAddr {
+    let app = Router::new()
+        .route("/late", get(|| async { Html(LATE) }))
+        .route("/loading", get(|| async { Html(LOADING) }))
+        .route("/clock", get(|| async { Html(CLOCK) }))
+        .route("/confirm", get(|| async { Html(CONFIRM) }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    address
+}
+
+async fn act(tool: &mut Tool, action: Action) -> ActReply {
+    tool.act(ActRequest {
+        thread: "waiting".into(),
+        action: Some(action),
+        ..Default::default()
+    })
+    .await
+    .unwrap_or_else(|status| panic!("action failed: {}", status.message()))
+    .into_inner()
+}
+
+fn wait(seconds: f64, text: &str) -> Action {
+    Action::Wait(WaitAction {
+        seconds,
+        text: text.into(),
+    })
+}
+
+fn labels(reply: &ActReply) -> Vec<&str> {
+    reply.elements.iter().map(|e| e.label.as_str()).collect()
+}
+
+/// A controller and worker, and the tool on `path` of the test pages.
+async fn on_page(path: &str) -> (ControllerProcess, Worker, tempfile::TempDir, Tool) {
+    logs();
+    let site = pages().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (controller, worker) = controller_with_worker(dir.path(), |_| {}).await;
+    let mut tool = controller.tool().await;
+    act(
+        &mut tool,
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}{path}"),
+        }),
+    )
+    .await;
+    (controller, worker, dir, tool)
+}
+
+#[tokio::test]
+async fn wait_seconds_pauses_then_lists_what_the_page_drew() {
+    let (controller, worker, _dir, mut tool) = on_page("/late").await;
+    let started = Instant::now();
+    let reply = act(&mut tool, wait(3.0, "")).await;
+    assert!(
+        started.elapsed() >= Duration::from_secs(3),
+        "wait 3 answered after {:?}",
+        started.elapsed()
+    );
+    assert!(reply.text.starts_with("Waited 3.0 s."), "{}", reply.text);
+    assert_eq!(labels(&reply), ["Drawn late"], "{}", reply.text);
+    assert!(reply.frame.is_some(), "a wait shows the page it waited for");
+    controller.stop().await;
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn wait_alone_waits_until_the_dom_stops_changing() {
+    let (controller, worker, _dir, mut tool) = on_page("/loading").await;
+    let reply = act(&mut tool, wait(0.0, "")).await;
+    assert!(
+        reply.text.starts_with("The page is quiet."),
+        "{}",
+        reply.text
+    );
+    assert_eq!(labels(&reply), ["Loaded"], "{}", reply.text);
+    controller.stop().await;
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn wait_alone_on_a_page_that_never_stops_returns_at_15_s_saying_so() {
+    let (controller, worker, _dir, mut tool) = on_page("/clock").await;
+    let started = Instant::now();
+    let reply = act(&mut tool, wait(0.0, "")).await;
+    let took = started.elapsed();
+    assert!(
+        reply
+            .text
+            .starts_with("Waited 15 s; the page never stopped changing."),
+        "{}",
+        reply.text
+    );
+    assert!(
+        took >= Duration::from_secs(15) && took < Duration::from_secs(25),
+        "took {took:?}"
+    );
+    controller.stop().await;
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn wait_for_text_returns_when_it_appears_and_says_so_when_it_does_not() {
+    let (controller, worker, _dir, mut tool) = on_page("/confirm").await;
+    let reply = act(&mut tool, wait(0.0, "Order confirmed")).await;
+    assert!(
+        reply.text.starts_with("'Order confirmed' is on the page."),
+        "{}",
+        reply.text
+    );
+    let extract = act(&mut tool, Action::Extract(ExtractAction {})).await;
+    assert!(extract.text.contains("Order confirmed"), "{}", extract.text);
+
+    let started = Instant::now();
+    let reply = act(&mut tool, wait(1.0, "Order cancelled")).await;
+    assert!(started.elapsed() >= Duration::from_secs(1));
+    assert!(
+        reply
+            .text
+            .starts_with("Waited 1.0 s; 'Order cancelled' did not appear on the page."),
+        "{}",
+        reply.text
+    );
+
+    // Bad input changes nothing and says what would do.
+    let refused = tool
+        .act(ActRequest {
+            thread: "waiting".into(),
+            action: Some(wait(0.0, "   ")),
+            ..Default::default()
+        })
+        .await
+        .expect_err("only spaces");
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+    assert!(
+        refused.message().contains("some text"),
+        "{}",
+        refused.message()
+    );
+    controller.stop().await;
+    worker.stop().await;
+}

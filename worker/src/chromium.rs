@@ -1,0 +1,223 @@
+//! Starting the Chromium process of one profile. The worker spawns it itself rather than
+//! through chromiumoxide's launcher, for two reasons that decide whether a login survives a
+//! stop:
+//! - Chromium gets a process group of its own, so the signals a terminal (Ctrl-C), `timeout`,
+//!   `tini -g` or a supervisor send to the worker's group do not reach it: the worker closes it
+//!   cleanly instead, and Chromium writes its cookie database.
+//! - It dies with the worker (`setpriv --pdeathsig`): a worker killed outright leaves no
+//!   orphaned browser holding the profile; the cookie snapshot covers what it had not written.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::error::{Result, WorkerError};
+
+/// What chromiumoxide's launcher passed by default (Puppeteer's list), less what the worker
+/// sets itself.
+const BASE_FLAGS: &[&str] = &[
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-breakpad",
+    "--disable-client-side-phishing-detection",
+    "--disable-component-extensions-with-background-pages",
+    "--disable-default-apps",
+    "--disable-dev-shm-usage",
+    "--disable-features=TranslateUI",
+    "--disable-hang-monitor",
+    "--disable-ipc-flooding-protection",
+    "--disable-popup-blocking",
+    "--disable-prompt-on-repost",
+    "--disable-renderer-backgrounding",
+    "--force-color-profile=srgb",
+    "--metrics-recording-only",
+    "--enable-automation",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--enable-blink-features=IdleDetection",
+    "--lang=en_US",
+    "--enable-features=NetworkService,NetworkServiceInProcess",
+    "--disable-extensions",
+    "--headless=new",
+    // CDP on a free port of loopback that only this process learns (from Chromium's stderr).
+    "--remote-debugging-port=0",
+];
+
+/// How long Chromium may take to say where its DevTools socket is.
+const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Where `setpriv` (util-linux) is on Debian and in the worker's image.
+const SETPRIV: &str = "/usr/bin/setpriv";
+
+/// A started Chromium: the process and its DevTools WebSocket address.
+pub struct Started {
+    pub child: Child,
+    pub websocket: String,
+}
+
+/// Starts `executable` on `profile_dir` with `flags` (after the base flags; for a flag given
+/// twice with comma lists, such as `--enable-features`, the lists are joined, since Chromium
+/// would take only the last one).
+pub async fn start(executable: &Path, profile_dir: &Path, flags: &[&str]) -> Result<Started> {
+    let user_data_dir = format!("--user-data-dir={}", profile_dir.display());
+    let all: Vec<&str> = BASE_FLAGS
+        .iter()
+        .copied()
+        .chain(flags.iter().copied())
+        .chain([user_data_dir.as_str()])
+        .collect();
+    let args = merge_lists(&all);
+
+    let mut command = if Path::new(SETPRIV).exists() {
+        let mut command = Command::new(SETPRIV);
+        command.args(["--pdeathsig", "KILL", "--"]).arg(executable);
+        command
+    } else {
+        tracing::warn!(
+            "setpriv not found: a Chromium outlives a worker that is killed outright (until the \
+             next start of its profile ends it)"
+        );
+        Command::new(executable)
+    };
+    command
+        .args(&args)
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command
+        .spawn()
+        .map_err(|e| WorkerError::Launch(format!("cannot start {}: {e}", executable.display())))?;
+    let stderr = child.stderr.take().expect("stderr is piped");
+    match tokio::time::timeout(LAUNCH_TIMEOUT, websocket_from(stderr)).await {
+        Ok(Ok(websocket)) => Ok(Started { child, websocket }),
+        Ok(Err(output)) => {
+            let status = child.wait().await.ok();
+            Err(WorkerError::Launch(format!(
+                "chromium exited ({}) before it was ready: {}",
+                status.map_or_else(|| "unknown status".to_string(), |s| s.to_string()),
+                last_lines(&output)
+            )))
+        }
+        Err(_) => {
+            let _ = child.kill().await;
+            Err(WorkerError::Launch(format!(
+                "chromium did not start within {} s",
+                LAUNCH_TIMEOUT.as_secs()
+            )))
+        }
+    }
+}
+
+/// Reads Chromium's stderr up to the line naming its DevTools socket; the rest of its output
+/// is drained in the background so a full pipe never blocks it. On an early exit, the output.
+async fn websocket_from(
+    stderr: tokio::process::ChildStderr,
+) -> std::result::Result<String, String> {
+    let mut lines = BufReader::new(stderr).lines();
+    let mut seen = String::new();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if let Some((_, address)) = line.rsplit_once("listening on ")
+            && address.starts_with("ws://")
+            && address.contains("/devtools/browser/")
+        {
+            let address = address.trim().to_string();
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return Ok(address);
+        }
+        seen.push_str(&line);
+        seen.push('\n');
+    }
+    Err(seen)
+}
+
+fn last_lines(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines.len().saturating_sub(3);
+    let text = lines[start..].join(" | ");
+    if text.is_empty() {
+        "no output".to_string()
+    } else {
+        text.chars().take(600).collect()
+    }
+}
+
+/// Joins the comma lists of flags given more than once (`--enable-features=A` and
+/// `--enable-features=B` → `--enable-features=A,B`), keeping the first one's place; any other
+/// repeated flag keeps its last value.
+fn merge_lists(flags: &[&str]) -> Vec<String> {
+    const LISTS: &[&str] = &[
+        "--enable-features",
+        "--disable-features",
+        "--enable-blink-features",
+        "--disable-blink-features",
+    ];
+    let mut merged: Vec<(String, Option<String>)> = Vec::new();
+    for flag in flags {
+        let (name, value) = match flag.split_once('=') {
+            Some((name, value)) => (name, Some(value.to_string())),
+            None => (*flag, None),
+        };
+        match merged.iter_mut().find(|(seen, _)| seen == name) {
+            Some((_, Some(existing))) if LISTS.contains(&name) => {
+                if let Some(value) = value {
+                    existing.push(',');
+                    existing.push_str(&value);
+                }
+            }
+            Some(slot) => slot.1 = value,
+            None => merged.push((name.to_string(), value)),
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(name, value)| match value {
+            Some(value) => format!("{name}={value}"),
+            None => name,
+        })
+        .collect()
+}
+
+/// Debian's `/usr/bin/chromium` is a shell script around `/usr/lib/chromium/chromium`; the
+/// binary itself is started, so the process the worker watches is the browser and its exit is
+/// seen at once.
+pub fn real_binary(configured: &Path) -> PathBuf {
+    let script = std::fs::read(configured).is_ok_and(|bytes| bytes.starts_with(b"#!"));
+    let binary = Path::new("/usr/lib/chromium/chromium");
+    if script && binary.exists() {
+        binary.to_path_buf()
+    } else {
+        configured.to_path_buf()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_lists_given_twice_are_joined_and_other_flags_keep_the_last_value() {
+        let merged = merge_lists(&[
+            "--enable-features=A",
+            "--no-sandbox",
+            "--lang=en_US",
+            "--enable-features=B,C",
+            "--lang=de",
+        ]);
+        assert_eq!(
+            merged,
+            ["--enable-features=A,B,C", "--no-sandbox", "--lang=de"]
+        );
+    }
+
+    #[test]
+    fn the_last_lines_of_a_failed_start_are_kept_short() {
+        assert_eq!(last_lines(""), "no output");
+        assert_eq!(last_lines("a\n\nb\nc\nd\n"), "b | c | d");
+        assert_eq!(last_lines(&"x".repeat(2000)).len(), 600);
+    }
+}
