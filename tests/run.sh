@@ -8,6 +8,9 @@ deploy/local/ensure-chromium.sh
 deploy/local/ensure-promtool.sh
 # The TodoMVC corpus tests/tests/todomvc.rs drives (npm todomvc@0.1.1, cached).
 tests/ensure-todomvc.sh >/dev/null
+# The MCP tests' client, the official Python SDK, in a cached venv.
+NANOMUSE_MCP_PYTHON="$(tests/mcp/ensure-client.sh)"
+export NANOMUSE_MCP_PYTHON
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The gateway binary first: the phone's tests run against it.

@@ -40,6 +40,8 @@ pub enum Invocation {
     Act(ActInvocation),
     /// Run the controller.
     Serve(ServeArgs),
+    /// Speak MCP on stdin/stdout (see [`crate::mcp::stdio`]).
+    Mcp(crate::mcp::stdio::StdioOptions),
     /// Print a token's digest for a token file; the token from the command line, or `None`:
     /// from standard input.
     HashToken(Option<String>),
@@ -232,6 +234,9 @@ enum CliCommand {
     Act(ActionCommand),
     /// Run the controller.
     Serve(ServeArgs),
+    /// The browser tool as an MCP server on stdin/stdout, for a local agent: forwarded to
+    /// --server, or to the embedded server on --listen, started when nothing answers there.
+    Mcp(ServeArgs),
     /// Print the digest a token file keeps for TOKEN (`"sha256:<hex>" = "tenant"`); without
     /// TOKEN, the first line of standard input (which, unlike an argument, no shell history
     /// or process list shows).
@@ -265,6 +270,15 @@ where
     };
     let action = match cli.command {
         CliCommand::Serve(serve) => return Ok(Invocation::Serve(serve)),
+        CliCommand::Mcp(embedded) => {
+            return Ok(Invocation::Mcp(crate::mcp::stdio::StdioOptions {
+                server: resolve(cli.server, "NANOMUSE_SERVER"),
+                token: resolve(cli.token, "NANOMUSE_TOKEN"),
+                thread: resolve(cli.thread, "NANOMUSE_THREAD"),
+                workspace: resolve(cli.workspace, "NANOMUSE_WORKSPACE"),
+                embedded,
+            }));
+        }
         CliCommand::HashToken { token } => return Ok(Invocation::HashToken(token)),
         CliCommand::Act(action) => action,
     };
@@ -433,6 +447,7 @@ pub async fn main_with(args: Vec<String>) -> i32 {
             Ok(()) => 0,
             Err(error) => fail(json, 1, &format!("{error:#}")),
         },
+        Invocation::Mcp(options) => crate::mcp::stdio::main(options).await,
         Invocation::HashToken(token) => match hash_token(token) {
             Ok(digest) => {
                 print_stdout(&digest);

@@ -14,6 +14,7 @@ mod group_commit;
 pub mod holds;
 pub mod http;
 pub mod listing;
+pub mod mcp;
 pub mod metrics;
 pub mod observed;
 pub mod scheduler;

@@ -25,9 +25,7 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
         false,
         "warn,nanomuse_controller=info,nanomuse_worker=info",
     );
-    let mut config = Config::load(options.config.as_deref()).map_err(anyhow::Error::msg)?;
-    config.controller.data_dir = options.data.join("controller");
-    config.worker.profiles_root = options.data.join("profiles");
+    let config = embedded_config(&options)?;
     let shutdown = nanomuse_proto::cancel_on_signals();
     run_embedded(config, &options.listen, shutdown, |address| {
         // Whoever started us may stop reading; that must not stop the service.
@@ -35,6 +33,7 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
         let _ = writeln!(
             out,
             "nanomuse-browser serving\n  gRPC (BrowserTool): http://{address}\n  \
+             MCP:                http://{address}/mcp\n  \
              browser card:       http://{address}/browser/<thread>\n  \
              data:               {}\n\
              try: nanomuse-browser navigate https://example.com/",
@@ -43,6 +42,14 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
         let _ = out.flush();
     })
     .await
+}
+
+/// The configuration (`--config`, else the defaults) with state and profiles under `--data`.
+pub fn embedded_config(options: &ServeOptions) -> anyhow::Result<Config> {
+    let mut config = Config::load(options.config.as_deref()).map_err(anyhow::Error::msg)?;
+    config.controller.data_dir = options.data.join("controller");
+    config.worker.profiles_root = options.data.join("profiles");
+    Ok(config)
 }
 
 /// The controller on `listen` with a Chromium worker in the same process, reached without a

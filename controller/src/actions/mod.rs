@@ -32,6 +32,8 @@ mod state;
 mod type_text;
 mod wait;
 
+pub use wait::MAX_WAIT_SECONDS;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};

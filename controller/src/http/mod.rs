@@ -59,7 +59,9 @@ pub fn router(state: Arc<HttpState>) -> Router {
         .route("/api/browser/{thread}/frames/{id}", get(frames::by_id))
         .route("/api/browser/{thread}/live", get(frames::live))
         .route("/api/browser/{thread}/events", get(frames::events))
-        .with_state(state);
+        .with_state(state.clone())
+        // The browser tool as an MCP server (its own module: auth, sessions, origins).
+        .merge(crate::mcp::router(state));
     guard::guarded(routes, allowed)
 }
 

@@ -21,6 +21,7 @@ mod support;
 
 mod fake;
 mod load;
+mod mcp;
 mod peer;
 mod phone;
 mod profiles;
@@ -199,7 +200,8 @@ async fn main() {
             let _ = ready_tx.send(address);
         },
     ));
-    let serve_tool = connect(ready_rx.await.unwrap()).await;
+    let serve_address = ready_rx.await.unwrap();
+    let serve_tool = connect(serve_address).await;
 
     // Multi-process: the `controller` binary, and a `worker` binary registered with it, which
     // the bare worker ops also go to. Without the binaries, the ops go to a worker task here.
@@ -252,6 +254,7 @@ async fn main() {
     )
     .await;
     let fake_tool = fake.tool().await;
+    let fake_address = fake.address;
     // Its runs are cheap and its spread is small against their length: more of them.
     let fake_runs = Runs {
         warmup: options.runs.warmup * 4,
@@ -271,6 +274,14 @@ async fn main() {
             None => None,
         };
         let fake = steps::act(&fake_tool, name, &site, step, fake_runs).await;
+        let (mcp_serve, mcp_fake) = if mcp::STEPS.contains(&name) {
+            (
+                Some(mcp::act(serve_address, name, &site, step, runs).await),
+                Some(mcp::act(fake_address, name, &site, step, fake_runs).await),
+            )
+        } else {
+            (None, None)
+        };
         rows.push(report::Row {
             name,
             serve,
@@ -278,6 +289,8 @@ async fn main() {
             worker_ops,
             in_process,
             fake,
+            mcp_serve,
+            mcp_fake,
         });
         eprintln!("{name} done ({:.0} s)", started.elapsed().as_secs_f64());
     }

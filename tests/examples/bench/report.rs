@@ -20,6 +20,10 @@ pub struct Row {
     pub worker_ops: Stats,
     pub in_process: Stats,
     pub fake: Acted,
+    /// The MCP path (`tools/call` until the result with its frame), on the steps it is timed
+    /// on: on `serve`, and on the controller over the fake backend.
+    pub mcp_serve: Option<Stats>,
+    pub mcp_fake: Option<Stats>,
 }
 
 pub struct Results {
@@ -203,6 +207,47 @@ fn overhead(md: &mut String, results: &Results) {
     )
     .unwrap();
     load_table(md, &results.fake_load, false);
+    mcp_path(md, results);
+}
+
+/// The MCP path against gRPC's, until the frame either way.
+fn mcp_path(md: &mut String, results: &Results) {
+    writeln!(
+        md,
+        "\n### The MCP path next to gRPC\n\n\
+         `tools/call` over Streamable HTTP (`/mcp` on the same port, rmcp's client, a session \
+         per step) until the result, which carries the frame as an image; set against gRPC's \
+         `Act` until its frame reaches a `WatchFrames` subscriber. **MCP layer**: the MCP \
+         median minus gRPC's (target: under {HOP_TARGET_MS} ms): JSON-RPC, the frame read from \
+         the store and sent in base64, and SSE instead of protobuf over HTTP/2.\n"
+    )
+    .unwrap();
+    md.push_str(
+        "| step | serve: gRPC to frame | serve: MCP | MCP layer (serve) | fake: gRPC to frame | \
+         fake: MCP | MCP layer (fake) |\n|---|---|---|---|---|---|---|\n",
+    );
+    for row in &results.rows {
+        let (Some(serve), Some(fake)) = (row.mcp_serve, row.mcp_fake) else {
+            continue;
+        };
+        let layer = |mcp: Stats, grpc: Option<Stats>| {
+            grpc.map_or("—".into(), |grpc| {
+                format!("{:+.1}", mcp.median - grpc.median)
+            })
+        };
+        writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            row.name,
+            fmt(row.serve.frame),
+            fmt(Some(serve)),
+            layer(serve, row.serve.frame),
+            fmt(row.fake.frame),
+            fmt(Some(fake)),
+            layer(fake, row.fake.frame),
+        )
+        .unwrap();
+    }
 }
 
 fn scale(md: &mut String, options: &Options, results: &Results) {

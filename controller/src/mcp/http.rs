@@ -1,0 +1,156 @@
+//! `/mcp` on the controller's port: the SDK's Streamable HTTP service behind the tenant check.
+//! A call carries the tenant's `Authorization: Bearer` token, checked against the same digests
+//! as gRPC and the HTTP API (none needed where no tokens are configured, the embedded `serve`);
+//! without a good one it is 401 with `WWW-Authenticate`. A session belongs to the tenant that
+//! opened it: another tenant's calls on it answer as on an unknown session. The route sits
+//! behind the HTTP guard (`Host` must name this server, a POST must be JSON: DNS rebinding and
+//! blind pages), and the SDK refuses any request with an `Origin` besides (a page in some
+//! browser must not drive the tool).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{
+    SessionManager, StreamableHttpServerConfig, StreamableHttpService,
+};
+
+use super::server::BrowserMcp;
+use crate::http::HttpState;
+use crate::tenants::{Tenants, bearer};
+
+/// The tenant of an MCP request, put in its extensions for the server.
+#[derive(Debug, Clone)]
+pub struct Tenant(pub String);
+
+/// A session idle this long is closed (its thread and page stay); at least a hold's timeout
+/// and a margin, so an agent waiting for the user keeps its session.
+const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// Every this many sessions remembered, the closed ones are forgotten.
+const OWNERS_SWEEP_EVERY: usize = 1024;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+
+struct Guard {
+    tenants: Arc<Tenants>,
+    sessions: Arc<LocalSessionManager>,
+    /// Session id → the tenant that opened it.
+    owners: Mutex<HashMap<String, String>>,
+}
+
+/// The `/mcp` route.
+pub fn router(state: Arc<HttpState>) -> Router {
+    let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(state.shutdown.child_token())
+        // `Host` is the HTTP guard's (crate::http::guard), for every route alike.
+        .disable_allowed_hosts()
+        // With an empty list of allowed origins: any request that has one is refused, even
+        // one the guard lets through (the server's own origin): MCP clients are not pages.
+        .enforce_origin_validation();
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive =
+        Some(SESSION_IDLE.max(state.controller.holds.timeout() + Duration::from_secs(60)));
+    let sessions = Arc::new(sessions);
+    let controller = state.controller.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(BrowserMcp::new(controller.clone())),
+        sessions.clone(),
+        config,
+    );
+    let guard = Arc::new(Guard {
+        tenants: state.tenants.clone(),
+        sessions,
+        owners: Mutex::default(),
+    });
+    Router::new()
+        .route_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(guard, authenticate))
+}
+
+async fn authenticate(
+    State(guard): State<Arc<Guard>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let header = request
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok());
+    let tenant = match guard.tenants.tenant(bearer(header)) {
+        Ok(tenant) => tenant,
+        Err(error) => {
+            let mut response = error.into_response();
+            response.headers_mut().insert(
+                http::header::WWW_AUTHENTICATE,
+                http::HeaderValue::from_static(r#"Bearer realm="nanomuse-browser""#),
+            );
+            return response;
+        }
+    };
+    let session = request
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_string);
+    if let Some(session) = &session {
+        let owner = guard.owners.lock().unwrap().get(session).cloned();
+        if owner.is_some_and(|owner| owner != tenant) {
+            // As the SDK answers for a session it does not know.
+            return (http::StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+        }
+    }
+    let closing = request.method() == http::Method::DELETE;
+    request.extensions_mut().insert(Tenant(tenant.clone()));
+    let response = next.run(request).await;
+    match session {
+        None => {
+            let opened = response
+                .headers()
+                .get(SESSION_HEADER)
+                .and_then(|value| value.to_str().ok());
+            if let Some(opened) = opened {
+                guard.remember(opened, tenant);
+            }
+        }
+        Some(session) if closing => {
+            guard.owners.lock().unwrap().remove(&session);
+        }
+        Some(_) => {}
+    }
+    response
+}
+
+impl Guard {
+    fn remember(self: &Arc<Self>, session: &str, tenant: String) {
+        let sweep = {
+            let mut owners = self.owners.lock().unwrap();
+            owners.insert(session.to_string(), tenant);
+            owners.len().is_multiple_of(OWNERS_SWEEP_EVERY)
+        };
+        // Sessions that ended on their own (idle, the client gone) are forgotten now and then.
+        if sweep {
+            let guard = self.clone();
+            tokio::spawn(async move {
+                let known: Vec<String> = guard.owners.lock().unwrap().keys().cloned().collect();
+                let mut gone = Vec::new();
+                for session in known {
+                    let id: rmcp::transport::streamable_http_server::SessionId =
+                        session.as_str().into();
+                    if !guard.sessions.has_session(&id).await.unwrap_or(false) {
+                        gone.push(session);
+                    }
+                }
+                let mut owners = guard.owners.lock().unwrap();
+                for session in gone {
+                    owners.remove(&session);
+                }
+            });
+        }
+    }
+}

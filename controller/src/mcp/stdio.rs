@@ -1,0 +1,159 @@
+//! `nanomuse-browser mcp`: MCP over stdin/stdout for local agents. It forwards every message
+//! to a server's `/mcp` (`--server`, `--token`, as the other commands) through the SDK's
+//! Streamable HTTP client, so the tools, holds, progress and cancellation are the server's
+//! own. Without `--server` it uses the embedded server on `--listen`, and starts it in this
+//! process (as `serve` would, state under `--data`) when nothing answers there.
+
+use std::net::SocketAddr;
+
+use rmcp::RoleServer;
+use rmcp::model::{ClientJsonRpcMessage, ErrorData, ServerJsonRpcMessage};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use tokio_util::sync::CancellationToken;
+
+use super::server::{THREAD_HEADER, WORKSPACE_HEADER};
+use crate::cli::ServeArgs;
+
+const NAME: &str = "nanomuse-browser mcp";
+
+/// What `nanomuse-browser mcp` was asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StdioOptions {
+    /// The server to forward to; `None`: the embedded one on `embedded.listen`.
+    pub server: Option<String>,
+    pub token: Option<String>,
+    /// The thread and workspace of calls that name none (else the session's own thread).
+    pub thread: Option<String>,
+    pub workspace: Option<String>,
+    /// Where the embedded server listens and keeps its state, when it is started.
+    pub embedded: ServeArgs,
+}
+
+/// Runs until the client closes standard input; the exit code.
+pub async fn main(options: StdioOptions) -> i32 {
+    // Standard output is the protocol's: logs go to stderr only.
+    let _telemetry = nanomuse_proto::telemetry::init("nanomuse-browser", false, "warn");
+    match run(options).await {
+        Ok(()) => 0,
+        Err(error) => {
+            eprintln!("{NAME}: {error:#}");
+            1
+        }
+    }
+}
+
+async fn run(options: StdioOptions) -> anyhow::Result<()> {
+    let listen = options.embedded.listen.clone();
+    if let Some(server) = &options.server {
+        return relay(&mcp_url(server), &options).await;
+    }
+    if tokio::net::TcpStream::connect(&listen).await.is_ok() {
+        return relay(&format!("http://{listen}/mcp"), &options).await;
+    }
+    let config = crate::serve::embedded_config(&options.embedded.clone().into_options())?;
+    let shutdown = CancellationToken::new();
+    let (ready, address) = tokio::sync::oneshot::channel::<SocketAddr>();
+    let served = crate::serve::run_embedded(config, &listen, shutdown.clone(), move |address| {
+        let _ = ready.send(address);
+    });
+    let relayed = async {
+        // No address: the server stopped before listening, and says why.
+        let Ok(address) = address.await else {
+            return Ok(());
+        };
+        eprintln!(
+            "{NAME}: started the embedded server on http://{address} (browser card: \
+             http://{address}/browser/<thread>, data: {})",
+            options.embedded.data.display()
+        );
+        let relayed = relay(&format!("http://{address}/mcp"), &options).await;
+        shutdown.cancel();
+        relayed
+    };
+    let (served, relayed) = tokio::join!(served, relayed);
+    served.and(relayed)
+}
+
+/// `http://host:port/mcp` of a server given as the other commands take it.
+fn mcp_url(server: &str) -> String {
+    let server = server.trim_end_matches('/');
+    let server = if server.contains("://") {
+        server.to_string()
+    } else {
+        format!("http://{server}")
+    };
+    if server.ends_with("/mcp") {
+        server
+    } else {
+        format!("{server}/mcp")
+    }
+}
+
+/// Moves the client's messages to the server and the server's back, until the client closes
+/// standard input.
+async fn relay(url: &str, options: &StdioOptions) -> anyhow::Result<()> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
+    if let Some(token) = &options.token {
+        config = config.auth_header(token);
+    }
+    let mut defaults = std::collections::HashMap::new();
+    for (header, value) in [
+        (THREAD_HEADER, &options.thread),
+        (WORKSPACE_HEADER, &options.workspace),
+    ] {
+        if let Some(value) = value {
+            let value = http::HeaderValue::from_str(value)
+                .map_err(|_| anyhow::anyhow!("{value:?} cannot be sent in a header"))?;
+            defaults.insert(http::HeaderName::from_static(header), value);
+        }
+    }
+    config = config.custom_headers(defaults);
+    let mut server = StreamableHttpClientTransport::from_config(config);
+    let mut client =
+        AsyncRwTransport::<RoleServer, _, _>::new_server(tokio::io::stdin(), tokio::io::stdout());
+    loop {
+        tokio::select! {
+            message = client.receive() => {
+                let Some(message) = message else { break };
+                let id = match &message {
+                    ClientJsonRpcMessage::Request(request) => Some(request.id.clone()),
+                    _ => None,
+                };
+                if let Err(error) = server.send(message).await {
+                    tracing::warn!(%error, url, "forwarding to the server failed");
+                    // The client is told why its request got no answer.
+                    if let Some(id) = id {
+                        let error = ErrorData::internal_error(
+                            format!("{NAME}: the server at {url} did not take the request: {error}"),
+                            None,
+                        );
+                        client.send(ServerJsonRpcMessage::error(error, Some(id))).await?;
+                    }
+                }
+            }
+            message = server.receive() => {
+                let Some(message) = message else {
+                    anyhow::bail!("the connection to the server at {url} ended");
+                };
+                client.send(message).await?;
+            }
+        }
+    }
+    let _ = server.close().await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mcp_url;
+
+    #[test]
+    fn the_mcp_url_of_a_server() {
+        assert_eq!(mcp_url("127.0.0.1:50051"), "http://127.0.0.1:50051/mcp");
+        assert_eq!(mcp_url("http://h:1/"), "http://h:1/mcp");
+        assert_eq!(mcp_url("https://h/mcp"), "https://h/mcp");
+    }
+}

@@ -1,0 +1,244 @@
+"""Ours against Playwright MCP, both as MCP servers over stdio, driven by one scripted client
+(the official Python SDK) doing the same task on every app of the TodoMVC corpus, reading the
+page between steps as a model would: navigate; type into "What needs to be done?"; Enter; see
+the todo; click its checkbox → "0 items left"; click "Clear completed" → gone.
+
+    mcp_peer.py --corpus DIR --ours "CMD ARGS" --playwright "CMD ARGS" [--apps a,b] > results.json
+
+Each app is served on a port of its own (an origin each: many share a localStorage key). Per
+server and app: passed, or the step that failed; per server: the median seconds per tool call
+and characters per reply. Run by tests/bench/mcp-peer.sh; not part of the test command.
+"""
+
+import argparse
+import functools
+import http.server
+import json
+import re
+import shlex
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+import anyio
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+TODO = "buy milk"
+LOOK_AGAIN = 5.0
+
+
+def serve(root):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server.server_address[1]
+
+
+class Failed(Exception):
+    def __init__(self, step, why):
+        super().__init__(f"{step}: {why}")
+        self.step = step
+
+
+class Driver:
+    """One server's session; each tool call timed and its reply's size counted."""
+
+    def __init__(self, session):
+        self.session = session
+        self.seconds = []
+        self.chars = []
+
+    async def call(self, tool, **arguments):
+        started = time.perf_counter()
+        result = await self.session.call_tool(tool, arguments)
+        self.seconds.append(time.perf_counter() - started)
+        text = "\n".join(block.text for block in result.content if block.type == "text")
+        self.chars.append(len(text))
+        if result.is_error:
+            raise RuntimeError(text)
+        if tool != "browser_extract":
+            self.last = text
+        return text
+
+
+class Ours(Driver):
+    """nanomuse-browser: replies list the page as `[n] kind "label"`; extract reads its text."""
+
+    async def open(self, app, url):
+        self.thread = re.sub(r"[^A-Za-z0-9_.-]", "-", app)
+        return await self.call("browser_navigate", url=url, thread=self.thread)
+
+    async def look(self):
+        return await self.call("browser_wait", seconds=1, thread=self.thread)
+
+    async def read(self):
+        return await self.call("browser_extract", thread=self.thread)
+
+    async def current(self):
+        # Every action's reply lists the page: the model has the numbers already.
+        return self.last
+
+    def find(self, page, kind, label):
+        for line in page.splitlines():
+            match = re.match(r"\s*\[(\d+)\] (\S+) \"(.*?)\"", line)
+            if match and match.group(2).startswith(kind) and label(match.group(3)):
+                return int(match.group(1))
+        return None
+
+    async def type(self, ref, text):
+        await self.call("browser_type", n=ref, text=text, thread=self.thread)
+        return await self.call("browser_key", key="Enter", thread=self.thread)
+
+    async def click(self, ref):
+        return await self.call("browser_click", n=ref, thread=self.thread)
+
+
+class Playwright(Driver):
+    """Playwright MCP: an accessibility snapshot with `[ref=eN]`, asked for by browser_snapshot."""
+
+    async def open(self, app, url):
+        await self.call("browser_navigate", url=url)
+        return await self.call("browser_snapshot")
+
+    async def look(self):
+        await self.call("browser_wait_for", time=1)
+        return await self.call("browser_snapshot")
+
+    async def read(self):
+        return await self.call("browser_snapshot")
+
+    async def current(self):
+        return await self.call("browser_snapshot")
+
+    def find(self, page, kind, label):
+        lines = page.splitlines()
+        for i, line in enumerate(lines):
+            match = re.match(r'\s*- (\w+)(?: "(.*?)")?.*[[]ref=(\w+)[]]', line)
+            if not match or not match.group(1).startswith(kind):
+                continue
+            name = match.group(2) or ""
+            if kind == "checkbox":
+                # A todo's checkbox is named by its todo: the text in the lines around it.
+                name += " " + " ".join(lines[max(0, i - 2) : i + 4])
+            if label(name):
+                return match.group(3)
+        return None
+
+    async def type(self, ref, text):
+        return await self.call("browser_type", element="the new todo field", target=ref, text=text, submit=True)
+
+    async def click(self, ref):
+        await self.call("browser_click", element="the element", target=ref)
+        return await self.call("browser_snapshot")
+
+
+async def look_for(driver, page, kind, label):
+    started = time.perf_counter()
+    while True:
+        ref = driver.find(page, kind, label)
+        if ref is not None or time.perf_counter() - started > LOOK_AGAIN:
+            return ref
+        page = await driver.look()
+
+
+async def text_comes(driver, test):
+    started = time.perf_counter()
+    while True:
+        text = " " + " ".join((await driver.read()).split()) + " "
+        if test(text):
+            return True
+        if time.perf_counter() - started > LOOK_AGAIN:
+            return False
+        await driver.look()
+
+
+async def task(driver, app, url):
+    try:
+        page = await driver.open(app, url)
+    except Exception as error:
+        raise Failed("input", error)
+    field = await look_for(driver, page, "input" if isinstance(driver, Ours) else "textbox",
+                           lambda name: name.startswith("What needs to be "))
+    if field is None:
+        raise Failed("input", 'no field "What needs to be done?"')
+    try:
+        await driver.type(field, TODO)
+    except Exception as error:
+        raise Failed("type", error)
+    if not await text_comes(driver, lambda text: TODO in text):
+        raise Failed("listed", "the todo is not on the page")
+    checkbox = await look_for(driver, await driver.current(), "checkbox", lambda name: TODO in name)
+    if checkbox is None:
+        raise Failed("listed", f"no checkbox {TODO!r}")
+    try:
+        await driver.click(checkbox)
+    except Exception as error:
+        raise Failed("check", error)
+    # Dojo's says "0 item left"; a snapshot puts the count in a node of its own.
+    none_left = re.compile(r"\b0\b[^A-Za-z0-9]*(?:text:)?\s*items? left")
+    if not await text_comes(driver, lambda text: none_left.search(text) is not None):
+        raise Failed("check", 'no "0 items left"')
+    clear = await look_for(driver, await driver.current(), "button", lambda name: "clear completed" in name.lower())
+    if clear is None:
+        raise Failed("clear", 'no "Clear completed"')
+    try:
+        await driver.click(clear)
+    except Exception as error:
+        raise Failed("clear", error)
+    if not await text_comes(driver, lambda text: TODO not in text):
+        raise Failed("clear", "the todo is still on the page")
+
+
+async def run_server(kind, command, corpus, apps, ports):
+    server = StdioServerParameters(command=command[0], args=command[1:], env={"RUST_LOG": "warn"})
+    results = {}
+    async with stdio_client(server, errlog=sys.stderr) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            driver = kind(session)
+            for app, port in zip(apps, ports):
+                url = f"http://127.0.0.1:{port}/examples/{app}/index.html"
+                try:
+                    with anyio.fail_after(120):
+                        await task(driver, app, url)
+                    results[app] = "pass"
+                except Failed as failure:
+                    results[app] = str(failure).replace("\n", " ")[:200]
+                except Exception as error:
+                    results[app] = f"error: {error}".replace("\n", " ")[:200]
+                print(f"{kind.__name__} {app}: {results[app]}", file=sys.stderr)
+    return {
+        "apps": results,
+        "passed": sum(1 for r in results.values() if r == "pass"),
+        "calls": len(driver.seconds),
+        "median_seconds_per_call": statistics.median(driver.seconds) if driver.seconds else None,
+        "median_chars_per_reply": statistics.median(driver.chars) if driver.chars else None,
+    }
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--ours", required=True, help="the command line of our server")
+    parser.add_argument("--playwright", required=True, help="the command line of Playwright MCP")
+    parser.add_argument("--apps")
+    args = parser.parse_args()
+    corpus = Path(args.corpus)
+    apps = sorted(p.parent.name for p in corpus.glob("examples/*/index.html"))
+    if args.apps:
+        apps = [app for app in apps if app in args.apps.split(",")]
+    # A port per app and per server: each app an origin of its own, in each browser.
+    report = {"apps": apps}
+    for name, kind, command in [("ours", Ours, args.ours), ("playwright", Playwright, args.playwright)]:
+        command = shlex.split(command)
+        ports = [serve(corpus) for _ in apps]
+        report[name] = await run_server(kind, command, corpus, apps, ports)
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    anyio.run(main)
