@@ -12,7 +12,7 @@ if ! "$venv/bin/python" -c "import mcp" 2>/dev/null; then
   if ! python3 -m venv "$venv" >/dev/null 2>&1; then
     # Debian's python3 keeps venv in a package of its own.
     rm -rf "$venv"
-    apt-get install -y -qq python3-venv >/dev/null
+    apt-get update -qq >/dev/null && apt-get install -y -qq python3-venv >/dev/null
     python3 -m venv "$venv"
   fi
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
