@@ -26,7 +26,7 @@ import anyio
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-TODO = "buy milk"
+TODO_TEXT = "buy milk"
 LOOK_AGAIN = 5.0
 
 
@@ -166,14 +166,14 @@ async def task(driver, app, url):
     if field is None:
         raise Failed("input", 'no field "What needs to be done?"')
     try:
-        await driver.type(field, TODO)
+        await driver.type(field, TODO_TEXT)
     except Exception as error:
         raise Failed("type", error)
-    if not await text_comes(driver, lambda text: TODO in text):
+    if not await text_comes(driver, lambda text: TODO_TEXT in text):
         raise Failed("listed", "the todo is not on the page")
-    checkbox = await look_for(driver, await driver.current(), "checkbox", lambda name: TODO in name)
+    checkbox = await look_for(driver, await driver.current(), "checkbox", lambda name: TODO_TEXT in name)
     if checkbox is None:
-        raise Failed("listed", f"no checkbox {TODO!r}")
+        raise Failed("listed", f"no checkbox {TODO_TEXT!r}")
     try:
         await driver.click(checkbox)
     except Exception as error:
@@ -189,7 +189,7 @@ async def task(driver, app, url):
         await driver.click(clear)
     except Exception as error:
         raise Failed("clear", error)
-    if not await text_comes(driver, lambda text: TODO not in text):
+    if not await text_comes(driver, lambda text: TODO_TEXT not in text):
         raise Failed("clear", "the todo is still on the page")
 
 

@@ -46,7 +46,7 @@ CHROMIUM_ARGS = [
     "--mute-audio",
 ]
 VIEWPORT = {"width": 1280, "height": 900}
-TODO = "buy milk"
+TODO_TEXT = "buy milk"
 STEPS = ["input", "type", "listed", "check", "clear"]
 SECTION = "## TodoMVC corpus: ours against Playwright"
 
@@ -90,10 +90,10 @@ def run_app(browser, base, name, timeout_ms):
         field = page.get_by_placeholder(re.compile("^What needs to be ")).first
         field.wait_for(state="visible")
         step = "type"
-        field.fill(TODO)
+        field.fill(TODO_TEXT)
         field.press("Enter")
         step = "listed"
-        todo = page.get_by_text(TODO, exact=True).first
+        todo = page.get_by_text(TODO_TEXT, exact=True).first
         todo.wait_for(state="visible")
         # Its checkbox: the one in the nearest box around the todo's text that has one (a list
         # item in most apps, a table row in GWT's).
@@ -107,7 +107,7 @@ def run_app(browser, base, name, timeout_ms):
         )
         step = "clear"
         page.get_by_text(re.compile("Clear completed", re.I)).first.click()
-        page.get_by_text(TODO).first.wait_for(state="hidden")
+        page.get_by_text(TODO_TEXT).first.wait_for(state="hidden")
         return None, None
     except Exception as error:  # noqa: BLE001 - every failure is a result of the app
         message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)

@@ -30,7 +30,7 @@ use tonic::transport::Channel;
 
 type Tool = BrowserToolClient<Channel>;
 
-const TODO: &str = "buy milk";
+const TODO_TEXT: &str = "buy milk";
 const FIELD_START: &str = "What needs to be ";
 
 /// Apps that pass now, measured on this corpus (every app Playwright passes); the test fails
@@ -259,23 +259,23 @@ async fn steps(
         ))?;
     let typed = Action::Type(TypeAction {
         n: field,
-        text: TODO.into(),
+        text: TODO_TEXT.into(),
     });
     step(tool, thread, run, "type", typed).await?;
     let enter = Action::Key(KeyAction {
         key: "Enter".into(),
     });
     let reply = step(tool, thread, run, "type", enter).await?;
-    let shown = |text: &str| text.contains(TODO);
+    let shown = |text: &str| text.contains(TODO_TEXT);
     let (shown, reply) = text_comes(tool, thread, run, "listed", reply, shown).await?;
     run.todo_shown = shown;
     if !run.todo_shown {
         return Err(("listed", "the todo is not on the page".into()));
     }
-    let is_checkbox = |e: &Element| e.kind == "checkbox" && e.label == TODO;
+    let is_checkbox = |e: &Element| e.kind == "checkbox" && e.label == TODO_TEXT;
     let checkbox = look_for(tool, thread, run, "listed", reply, LOOK_AGAIN, is_checkbox).await?;
     run.checkbox_named = checkbox.is_some();
-    let checkbox = checkbox.ok_or(("listed", format!("no checkbox {TODO:?} listed")))?;
+    let checkbox = checkbox.ok_or(("listed", format!("no checkbox {TODO_TEXT:?} listed")))?;
     let reply = step(
         tool,
         thread,
@@ -302,7 +302,7 @@ async fn steps(
         Action::Click(ClickAction { n: clear }),
     )
     .await?;
-    let gone = |text: &str| !text.contains(TODO);
+    let gone = |text: &str| !text.contains(TODO_TEXT);
     if !text_comes(tool, thread, run, "clear", reply, gone).await?.0 {
         return Err(("clear", "the todo is still on the page".into()));
     }
