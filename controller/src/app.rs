@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use nanomuse_proto::metrics::outcome_of;
-use nanomuse_proto::{ActReply, ActRequest, Frame, check_name};
+use nanomuse_proto::{ActReply, ActRequest, Coded as _, Frame, check_name};
 use tokio::sync::broadcast;
 use tracing::Instrument;
 
@@ -366,7 +366,7 @@ impl Controller {
             Ok(_) => "ok",
             Err(error) => {
                 span.record("otel.status_code", "ERROR");
-                outcome_of(error.code())
+                outcome_of(error.code().grpc())
             }
         };
         metrics().action_done(name, outcome, started.elapsed());

@@ -1,7 +1,7 @@
-//! The controller's one error type, and its mappings to `tonic::Status` and to HTTP status
-//! codes, in one place.
+//! The controller's one error type and its codes in the shared vocabulary
+//! ([`nanomuse_proto::ErrorCode`]), from which its gRPC and HTTP statuses follow.
 
-use nanomuse_proto::{BackendError, Refusal, Rule};
+use nanomuse_proto::{BackendError, Coded, ErrorCode, Refusal};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ControllerError {
@@ -51,78 +51,44 @@ impl From<sled::Error> for ControllerError {
 }
 
 impl From<Refusal> for ControllerError {
-    /// A URL that is not a web address is bad input; a refused destination is a permission
-    /// this tenant lacks; a name that does not resolve cannot be opened now.
     fn from(refusal: Refusal) -> Self {
-        let message = refusal.to_string();
-        match refusal.rule {
-            Rule::NotWebUrl => Self::InvalidArgument(message),
-            Rule::Unresolved => Self::Backend(BackendError::FailedPrecondition(message)),
-            _ => Self::PermissionDenied(message),
+        Self::Backend(refusal.into())
+    }
+}
+
+impl Coded for ControllerError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            ControllerError::InvalidArgument(_) => ErrorCode::InvalidArgument,
+            ControllerError::NotFound(_) => ErrorCode::NotFound,
+            ControllerError::StaleListing(_) | ControllerError::Conflict(_) => {
+                ErrorCode::FailedPrecondition
+            }
+            ControllerError::Unauthenticated(_) => ErrorCode::Unauthenticated,
+            ControllerError::PermissionDenied(_) => ErrorCode::PermissionDenied,
+            ControllerError::ResourceExhausted(_) => ErrorCode::ResourceExhausted,
+            ControllerError::TooLarge(_) => ErrorCode::TooLarge,
+            ControllerError::UnsupportedMediaType(_) => ErrorCode::UnsupportedMediaType,
+            ControllerError::Unavailable(_) => ErrorCode::Unavailable,
+            ControllerError::Unimplemented(_) => ErrorCode::Unimplemented,
+            // Seen from here, the browser's own failure is a bad gateway.
+            ControllerError::Backend(BackendError::Internal(_)) => ErrorCode::BadGateway,
+            ControllerError::Backend(backend) => backend.code(),
+            ControllerError::Store(_) => ErrorCode::Internal,
         }
     }
 }
 
 impl From<ControllerError> for tonic::Status {
     fn from(error: ControllerError) -> Self {
-        if let ControllerError::Backend(backend) = error {
-            return tonic::Status::from(backend);
-        }
-        tonic::Status::new(
-            error.code(),
-            nanomuse_proto::limits::bounded_message(&error.to_string()),
-        )
+        error.to_status()
     }
 }
 
 impl ControllerError {
-    /// The gRPC code of the error.
-    pub fn code(&self) -> tonic::Code {
-        use tonic::Code;
-        match self {
-            ControllerError::InvalidArgument(_) => Code::InvalidArgument,
-            ControllerError::NotFound(_) => Code::NotFound,
-            ControllerError::StaleListing(_) => Code::FailedPrecondition,
-            ControllerError::Unauthenticated(_) => Code::Unauthenticated,
-            ControllerError::PermissionDenied(_) => Code::PermissionDenied,
-            ControllerError::ResourceExhausted(_) | ControllerError::TooLarge(_) => {
-                Code::ResourceExhausted
-            }
-            ControllerError::UnsupportedMediaType(_) => Code::InvalidArgument,
-            ControllerError::Unavailable(_) => Code::Unavailable,
-            ControllerError::Unimplemented(_) => Code::Unimplemented,
-            ControllerError::Conflict(_) => Code::FailedPrecondition,
-            ControllerError::Backend(backend) => tonic::Status::from(backend.clone()).code(),
-            ControllerError::Store(_) => Code::Internal,
-        }
-    }
-
     /// The HTTP status of the error for the card's API.
     pub fn http_status(&self) -> axum::http::StatusCode {
-        use axum::http::StatusCode as S;
-        match self {
-            ControllerError::InvalidArgument(_) => S::BAD_REQUEST,
-            ControllerError::NotFound(_) => S::NOT_FOUND,
-            ControllerError::StaleListing(_) | ControllerError::Conflict(_) => S::CONFLICT,
-            ControllerError::Unauthenticated(_) => S::UNAUTHORIZED,
-            ControllerError::PermissionDenied(_) => S::FORBIDDEN,
-            ControllerError::ResourceExhausted(_) => S::TOO_MANY_REQUESTS,
-            ControllerError::TooLarge(_) => S::PAYLOAD_TOO_LARGE,
-            ControllerError::UnsupportedMediaType(_) => S::UNSUPPORTED_MEDIA_TYPE,
-            ControllerError::Unavailable(_) => S::SERVICE_UNAVAILABLE,
-            ControllerError::Unimplemented(_) => S::NOT_IMPLEMENTED,
-            ControllerError::Backend(backend) => match backend {
-                BackendError::InvalidArgument(_) => S::BAD_REQUEST,
-                BackendError::PermissionDenied(_) => S::FORBIDDEN,
-                BackendError::NotFound(_) => S::NOT_FOUND,
-                BackendError::Timeout(_) => S::GATEWAY_TIMEOUT,
-                BackendError::Unavailable(_) => S::SERVICE_UNAVAILABLE,
-                BackendError::ResourceExhausted(_) => S::TOO_MANY_REQUESTS,
-                BackendError::FailedPrecondition(_) => S::CONFLICT,
-                BackendError::Internal(_) => S::BAD_GATEWAY,
-            },
-            ControllerError::Store(_) => S::INTERNAL_SERVER_ERROR,
-        }
+        self.code().http()
     }
 }
 

@@ -48,7 +48,7 @@ impl GatewayBackend {
         let outcome = match &result {
             Ok(_) => "ok",
             Err(error) => {
-                let code = tonic::Status::from(error.clone()).code();
+                let code = error.code().grpc();
                 nanomuse_proto::telemetry::mark_if_fault(&span, code);
                 outcome_of(code)
             }

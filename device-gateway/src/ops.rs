@@ -418,31 +418,16 @@ impl DeviceOp for CloseRequest {
     empty_reply!();
 }
 
-/// An error code of `PROTOCOL.md` for a backend error, and back.
+/// An error code of `PROTOCOL.md` for a backend error (the shared vocabulary's name), and back.
 pub fn code_of(error: &BackendError) -> &'static str {
-    match error {
-        BackendError::InvalidArgument(_) => "invalid_argument",
-        BackendError::PermissionDenied(_) => "permission_denied",
-        BackendError::NotFound(_) => "not_found",
-        BackendError::Timeout(_) => "timeout",
-        BackendError::Unavailable(_) => "unavailable",
-        BackendError::ResourceExhausted(_) => "resource_exhausted",
-        BackendError::FailedPrecondition(_) => "failed_precondition",
-        BackendError::Internal(_) => "internal",
-    }
+    error.code().name()
 }
 
 pub fn error_of(code: Option<&str>, message: String) -> BackendError {
-    match code.unwrap_or("internal") {
-        "invalid_argument" => BackendError::InvalidArgument(message),
-        "permission_denied" => BackendError::PermissionDenied(message),
-        "not_found" => BackendError::NotFound(message),
-        "timeout" => BackendError::Timeout(message),
-        "unavailable" => BackendError::Unavailable(message),
-        "resource_exhausted" => BackendError::ResourceExhausted(message),
-        "failed_precondition" => BackendError::FailedPrecondition(message),
-        _ => BackendError::Internal(message),
-    }
+    let code = code
+        .and_then(ErrorCode::from_name)
+        .unwrap_or(ErrorCode::Internal);
+    BackendError::from_code(code, message)
 }
 
 #[cfg(test)]

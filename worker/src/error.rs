@@ -1,7 +1,7 @@
-//! The worker's one error type, and its mapping to the contract's [`BackendError`] (and so to
-//! `tonic::Status`) in one place.
+//! The worker's one error type and its codes in the shared vocabulary
+//! ([`nanomuse_proto::ErrorCode`]), from which its [`BackendError`] and gRPC status follow.
 
-use nanomuse_proto::{BackendError, Refusal};
+use nanomuse_proto::{BackendError, Coded, ErrorCode, Refusal};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
@@ -36,6 +36,9 @@ pub enum WorkerError {
     /// The workspace's profile was exported to be moved to another worker (a drain).
     #[error("{0}")]
     Moved(String),
+    /// A profile's stream between workers broke off or came incomplete.
+    #[error("{0}")]
+    BrokenTransfer(String),
 }
 
 impl WorkerError {
@@ -65,25 +68,30 @@ impl From<chromiumoxide::error::CdpError> for WorkerError {
     }
 }
 
-impl From<WorkerError> for BackendError {
-    fn from(error: WorkerError) -> Self {
-        let message = error.to_string();
-        match error {
-            WorkerError::InvalidArgument(_) => Self::InvalidArgument(message),
-            WorkerError::NotFound(_) => Self::NotFound(message),
-            WorkerError::FailedPrecondition(_) | WorkerError::Script(_) => {
-                Self::FailedPrecondition(message)
+impl Coded for WorkerError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            WorkerError::InvalidArgument(_) => ErrorCode::InvalidArgument,
+            WorkerError::NotFound(_) => ErrorCode::NotFound,
+            WorkerError::FailedPrecondition(_) | WorkerError::Script(_) | WorkerError::Fetch(_) => {
+                ErrorCode::FailedPrecondition
             }
-            WorkerError::Timeout { .. } => Self::Timeout(message),
-            WorkerError::TooLarge(_) => Self::ResourceExhausted(message),
+            WorkerError::Timeout { .. } => ErrorCode::Timeout,
+            WorkerError::TooLarge(_) => ErrorCode::ResourceExhausted,
             WorkerError::BrowserGone(_)
             | WorkerError::Launch(_)
             | WorkerError::PageLost(_)
-            | WorkerError::Moved(_) => Self::Unavailable(message),
-            WorkerError::Fetch(_) => Self::FailedPrecondition(message),
-            WorkerError::Refused(refusal) => Self::from(refusal),
-            WorkerError::Cdp { .. } | WorkerError::Io(_) => Self::Internal(message),
+            | WorkerError::Moved(_)
+            | WorkerError::BrokenTransfer(_) => ErrorCode::Unavailable,
+            WorkerError::Refused(refusal) => refusal.code(),
+            WorkerError::Cdp { .. } | WorkerError::Io(_) => ErrorCode::Internal,
         }
+    }
+}
+
+impl From<WorkerError> for BackendError {
+    fn from(error: WorkerError) -> Self {
+        Self::from_code(error.code(), error.to_string())
     }
 }
 

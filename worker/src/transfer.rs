@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use futures::Stream;
 use nanomuse_proto::profile_transfer_server::{ProfileTransfer, ProfileTransferServer};
-use nanomuse_proto::{BackendError, ImportProfileReply, ProfileChunk, ProfileRef};
+use nanomuse_proto::{Coded as _, ImportProfileReply, ProfileChunk, ProfileRef};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
@@ -50,7 +50,7 @@ impl TransferService {
 }
 
 fn status(error: WorkerError) -> Status {
-    Status::from(BackendError::from(error))
+    error.to_status()
 }
 
 type ChunkStream = Pin<Box<dyn Stream<Item = Result<ProfileChunk, Status>> + Send>>;
@@ -75,9 +75,9 @@ impl ProfileTransfer for TransferService {
             let written = write_tar(&root, &mut writer).and_then(|()| writer.send());
             if let Err(error) = written {
                 tracing::warn!(%error, "profile export failed");
-                let _ = sender.blocking_send(Err(Status::internal(format!(
-                    "reading the profile failed: {error}"
-                ))));
+                let _ = sender.blocking_send(Err(status(WorkerError::Io(std::io::Error::other(
+                    format!("reading the profile failed: {error}"),
+                )))));
             }
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
@@ -91,11 +91,11 @@ impl ProfileTransfer for TransferService {
         let first = stream
             .message()
             .await?
-            .ok_or_else(|| Status::invalid_argument("an import needs at least one chunk"))?;
+            .ok_or_else(|| status(WorkerError::invalid("an import needs at least one chunk")))?;
         let Some(profile) = first.profile else {
-            return Err(Status::invalid_argument(
+            return Err(status(WorkerError::invalid(
                 "the first chunk of an import names the profile (tenant, workspace)",
-            ));
+            )));
         };
         let key = profile_key(&profile.tenant, &profile.workspace).map_err(status)?;
         let staging = self.pool.staging_dir(&key);
@@ -108,10 +108,10 @@ impl ProfileTransfer for TransferService {
                 if bytes == first.size {
                     Ok(bytes)
                 } else {
-                    Err(Status::aborted(format!(
+                    Err(status(WorkerError::BrokenTransfer(format!(
                         "the profile's tar came incomplete: {bytes} of {} bytes",
                         first.size
-                    )))
+                    ))))
                 }
             });
         let installed = match received {
@@ -163,16 +163,18 @@ async fn receive(
         }
     }
     drop(sender);
-    let unpacked = unpacking
-        .await
-        .map_err(|e| Status::internal(format!("unpacking stopped: {e}")))?;
+    let unpacked = unpacking.await.map_err(|e| {
+        status(WorkerError::Io(std::io::Error::other(format!(
+            "unpacking stopped: {e}"
+        ))))
+    })?;
     if let Some(error) = failed {
-        return Err(Status::aborted(format!(
+        return Err(status(WorkerError::BrokenTransfer(format!(
             "the profile's stream broke off: {}",
             error.message()
-        )));
+        ))));
     }
-    unpacked.map_err(|e| Status::invalid_argument(format!("not a profile's tar: {e}")))?;
+    unpacked.map_err(|e| status(WorkerError::invalid(format!("not a profile's tar: {e}"))))?;
     Ok(bytes)
 }
 

@@ -215,8 +215,10 @@ impl Ctx<'_> {
                 })
                 .await
         })?;
-        serde_json::from_str(&reply.value_json)
-            .map_err(|e| ControllerError::Store(format!("the page answered with bad JSON: {e}")))
+        serde_json::from_str(&reply.value_json).map_err(|e| {
+            // The browser's answer, not the controller's store: a bad gateway.
+            BackendError::Internal(format!("the page answered with bad JSON: {e}")).into()
+        })
     }
 
     /// Lets the page finish what the action started, within the configured bound.
