@@ -1,0 +1,355 @@
+//! Drain and scale-down: a draining worker's profiles are exported and parked here, and a
+//! parked workspace's next action moves it to another worker with its profile.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use nanomuse_proto::hop::InternalChannel;
+use nanomuse_proto::profile_transfer_client::ProfileTransferClient;
+use nanomuse_proto::{BackendError, DrainReply, ProfileChunk, ProfileRef};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::time::Instant;
+
+use super::registry::Phase;
+use super::{Scheduler, WorkerEntry, WorkerState};
+use crate::error::{ControllerError, Result};
+use crate::store::ParkedProfile;
+
+/// The bound of moving one parked profile to its new worker.
+const IMPORT_BOUND: Duration = Duration::from_secs(60);
+/// The pieces a parked profile is streamed in.
+const CHUNK_BYTES: usize = 256 * 1024;
+
+impl Scheduler {
+    pub(super) fn parked_file(&self, tenant: &str, workspace: &str) -> PathBuf {
+        self.parked_dir
+            .join(tenant)
+            .join(format!("{workspace}.tar"))
+    }
+
+    /// Drops the parked copy of a workspace whose worker (`name`) is back with the profile.
+    pub(super) async fn drop_parked_if_on(
+        &self,
+        tenant: &str,
+        workspace: &str,
+        name: &str,
+    ) -> Result<()> {
+        let _placing = self.placing.lock().await;
+        if self.store.placement(tenant, workspace)?.as_deref() != Some(name)
+            || self.state_of(name).1 != WorkerState::Live
+        {
+            return Ok(());
+        }
+        self.store.remove_parked(tenant, workspace)?;
+        self.store.flush().await?;
+        let _ = tokio::fs::remove_file(self.parked_file(tenant, workspace)).await;
+        tracing::info!(
+            workspace,
+            worker = name,
+            "worker back with the profile; parked copy dropped"
+        );
+        Ok(())
+    }
+
+    /// A worker registered anew: the workspaces still placed on it are on its disk, so their
+    /// parked copies (from a drain before a restart) are stale.
+    pub async fn drop_parked_of(&self, name: &str) -> Result<()> {
+        for (tenant, workspace) in self.store.placements_on(name)? {
+            if self.store.parked(&tenant, &workspace)?.is_some() {
+                self.drop_parked_if_on(&tenant, &workspace, name).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves a parked workspace from `from` to the least-loaded live worker; `None` when
+    /// something changed meanwhile (look again).
+    pub(super) async fn move_parked(
+        &self,
+        tenant: &str,
+        workspace: &str,
+        from: &str,
+    ) -> Result<Option<(Arc<WorkerEntry>, Option<String>)>> {
+        let _placing = self.placing.lock().await;
+        if self.store.placement(tenant, workspace)?.as_deref() != Some(from)
+            || self.store.parked(tenant, workspace)?.is_none()
+            || self.state_of(from).1 == WorkerState::Live
+        {
+            return Ok(None);
+        }
+        let Some(to) = self.least_loaded(Some(from))? else {
+            return Err(ControllerError::Unavailable(format!(
+                "workspace {workspace:?} left worker {from} (drained) and its profile waits \
+                 here for another worker, but none is live; try again when one is"
+            )));
+        };
+        let file = self.parked_file(tenant, workspace);
+        let bytes = tokio::time::timeout(IMPORT_BOUND, import(&to, tenant, workspace, &file))
+            .await
+            .unwrap_or_else(|_| {
+                Err(ControllerError::Unavailable(format!(
+                    "moving workspace {workspace:?}'s profile to worker {} took over {} s; try \
+                     again",
+                    to.name,
+                    IMPORT_BOUND.as_secs()
+                )))
+            })?;
+        self.store.put_placement(tenant, workspace, &to.name)?;
+        self.store.remove_parked(tenant, workspace)?;
+        self.store.flush().await?;
+        let _ = tokio::fs::remove_file(&file).await;
+        self.changed.notify_waiters();
+        tracing::info!(workspace, from, to = %to.name, bytes, "workspace moved with its profile");
+        let note = format!(
+            "This workspace moved from worker {from} (drained) to worker {} with its profile: \
+             its cookies and logins came along, so you are still logged in where you were. Its \
+             pages start blank there.",
+            to.name
+        );
+        Ok(Some((to, Some(note))))
+    }
+
+    /// Drains worker `name` within `budget`: no new workspace or action goes to it, the
+    /// actions on it get up to half the budget to finish, then the profile of each workspace
+    /// placed on it is exported and parked here. The worker is drained at the end. A worker
+    /// this controller does not know (it restarted since the worker's last heartbeat) but that
+    /// holds placements is taken on at `address` for the drain, so its profiles move all the
+    /// same.
+    pub async fn drain(
+        &self,
+        name: &str,
+        address: &str,
+        capacity: u32,
+        budget: Duration,
+    ) -> Result<DrainReply> {
+        let started = Instant::now();
+        let until = started + budget;
+        let known = self.workers.read().unwrap().get(name).cloned();
+        let worker = match known {
+            Some(worker) => worker,
+            None => {
+                let placed = self.store.placements_on(name)?.len() as u32;
+                if placed == 0 || address.is_empty() || capacity == 0 {
+                    tracing::warn!(
+                        worker = name,
+                        placed,
+                        "an unknown worker asked to be drained"
+                    );
+                    return Ok(DrainReply {
+                        exported: 0,
+                        left: placed,
+                    });
+                }
+                tracing::info!(
+                    worker = name,
+                    address,
+                    placed,
+                    "a worker unknown since the restart asked to be drained; taking it on"
+                );
+                self.register(name, address, capacity)?;
+                self.workers
+                    .read()
+                    .unwrap()
+                    .get(name)
+                    .cloned()
+                    .expect("just registered")
+            }
+        };
+        {
+            let _placing = self.placing.lock().await;
+            *worker.phase.lock().unwrap() = Phase::Draining { until };
+        }
+        self.changed.notify_waiters();
+        tracing::info!(
+            worker = name,
+            busy = worker.busy(),
+            budget_ms = budget.as_millis() as u64,
+            "worker draining"
+        );
+        let actions_until = started + budget / 2;
+        while worker.busy() > 0 && Instant::now() < actions_until {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        if worker.busy() > 0 {
+            tracing::warn!(
+                worker = name,
+                busy = worker.busy(),
+                "actions still under way on a draining worker; its profiles go anyway"
+            );
+        }
+        let mut exported = 0;
+        let mut left = 0;
+        for (tenant, workspace) in self.store.placements_on(name)? {
+            if until.saturating_duration_since(Instant::now()) < Duration::from_millis(500) {
+                left += 1;
+                continue;
+            }
+            match self.export(&worker, &tenant, &workspace, until).await {
+                Ok(true) => exported += 1,
+                Ok(false) => {}
+                Err(error) => {
+                    tracing::warn!(worker = name, workspace, %error,
+                        "profile not exported; it stays on the worker");
+                    left += 1;
+                }
+            }
+            self.changed.notify_waiters();
+        }
+        *worker.phase.lock().unwrap() = Phase::Drained;
+        self.changed.notify_waiters();
+        tracing::info!(
+            worker = name,
+            exported,
+            left,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "worker drained"
+        );
+        Ok(DrainReply { exported, left })
+    }
+
+    /// Exports one workspace's profile from `worker` and parks it; false when the worker has
+    /// no profile for it (nothing to move: the workspace is placed afresh on its next action).
+    pub(super) async fn export(
+        &self,
+        worker: &WorkerEntry,
+        tenant: &str,
+        workspace: &str,
+        until: Instant,
+    ) -> Result<bool> {
+        let Some(client) = worker.transfer.clone() else {
+            return Err(ControllerError::Unavailable(
+                "an in-process worker keeps its profiles".into(),
+            ));
+        };
+        let file = self.parked_file(tenant, workspace);
+        let partial = file.with_extension("tar.partial");
+        let io = |e: std::io::Error| ControllerError::Store(format!("parking a profile: {e}"));
+        tokio::fs::create_dir_all(file.parent().expect("a tenant folder"))
+            .await
+            .map_err(io)?;
+        let fetched =
+            tokio::time::timeout_at(until, fetch_profile(client, tenant, workspace, &partial))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(ControllerError::Unavailable(
+                        "the drain's time ran out".into(),
+                    ))
+                });
+        let bytes = match fetched {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => {
+                let _ = tokio::fs::remove_file(&partial).await;
+                self.store.remove_placement(tenant, workspace)?;
+                self.store.flush().await?;
+                return Ok(false);
+            }
+            Err(error) => {
+                let _ = tokio::fs::remove_file(&partial).await;
+                return Err(error);
+            }
+        };
+        tokio::fs::rename(&partial, &file).await.map_err(io)?;
+        let at_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        let parked = ParkedProfile {
+            from: worker.name.clone(),
+            bytes,
+            at_ms,
+        };
+        self.store.put_parked(tenant, workspace, &parked)?;
+        self.store.flush().await?;
+        tracing::info!(worker = %worker.name, workspace, bytes, "profile parked");
+        Ok(true)
+    }
+}
+
+fn backend_error(status: tonic::Status) -> ControllerError {
+    ControllerError::Backend(BackendError::from(status))
+}
+
+/// Streams a workspace's profile from a worker into `partial` (synced); `None` when the
+/// worker has no such profile.
+async fn fetch_profile(
+    mut client: ProfileTransferClient<InternalChannel>,
+    tenant: &str,
+    workspace: &str,
+    partial: &std::path::Path,
+) -> Result<Option<u64>> {
+    let io = |e: std::io::Error| ControllerError::Store(format!("parking a profile: {e}"));
+    let request = ProfileRef {
+        tenant: tenant.into(),
+        workspace: workspace.into(),
+    };
+    let mut stream = match client.export_profile(request).await {
+        Ok(stream) => stream.into_inner(),
+        Err(status) if status.code() == tonic::Code::NotFound => return Ok(None),
+        Err(status) => return Err(backend_error(status)),
+    };
+    let mut out = tokio::fs::File::create(partial).await.map_err(io)?;
+    let mut bytes = 0;
+    while let Some(chunk) = stream.message().await.map_err(backend_error)? {
+        out.write_all(&chunk.data).await.map_err(io)?;
+        bytes += chunk.data.len() as u64;
+    }
+    out.sync_all().await.map_err(io)?;
+    Ok(Some(bytes))
+}
+
+/// Streams the parked tar `file` into worker `to`'s `ImportProfile`; the tar's size.
+async fn import(
+    to: &WorkerEntry,
+    tenant: &str,
+    workspace: &str,
+    file: &std::path::Path,
+) -> Result<u64> {
+    let Some(mut client) = to.transfer.clone() else {
+        return Err(ControllerError::Unavailable(
+            "an in-process worker takes no profiles".into(),
+        ));
+    };
+    let io = |e: std::io::Error| ControllerError::Store(format!("reading a parked profile: {e}"));
+    let mut tar = tokio::fs::File::open(file).await.map_err(io)?;
+    let size = tar.metadata().await.map_err(io)?.len();
+    // Read here, sent by tonic: a read error ends the stream short, which the worker
+    // refuses (the first chunk says the size).
+    let (sender, receiver) = tokio::sync::mpsc::channel::<ProfileChunk>(4);
+    let mut first = Some(ProfileRef {
+        tenant: tenant.into(),
+        workspace: workspace.into(),
+    });
+    let reading = tokio::spawn(async move {
+        loop {
+            let mut data = vec![0; CHUNK_BYTES];
+            let mut filled = 0;
+            while filled < CHUNK_BYTES {
+                match tar.read(&mut data[filled..]).await? {
+                    0 => break,
+                    n => filled += n,
+                }
+            }
+            data.truncate(filled);
+            let profile = first.take();
+            if filled == 0 && profile.is_none() {
+                return Ok::<_, std::io::Error>(());
+            }
+            let chunk = ProfileChunk {
+                size: if profile.is_some() { size } else { 0 },
+                profile,
+                data,
+            };
+            if sender.send(chunk).await.is_err() || filled < CHUNK_BYTES {
+                return Ok(());
+            }
+        }
+    });
+    let reply = client
+        .import_profile(tokio_stream::wrappers::ReceiverStream::new(receiver))
+        .await;
+    let read = reading
+        .await
+        .map_err(|e| ControllerError::Store(format!("reading a parked profile: {e}")))?;
+    read.map_err(io)?;
+    Ok(reply.map_err(backend_error)?.into_inner().bytes)
+}
