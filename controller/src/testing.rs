@@ -291,6 +291,20 @@ pub fn evaluated(value: Value) -> EvaluateReply {
     }
 }
 
+/// A scheduler over a temporary store: workers silent for 3 s are down, a slot is waited for
+/// 1 s, at most `queue_limit` actions wait, a down worker is waited for 2 s.
+pub fn scheduler(queue_limit: usize) -> crate::scheduler::Scheduler {
+    crate::scheduler::Scheduler::new(
+        Arc::new(SledStore::temporary().unwrap()),
+        Duration::from_secs(3),
+        Duration::from_secs(1),
+        queue_limit,
+        None,
+        Duration::from_secs(2),
+        "/nonexistent/parked".into(),
+    )
+}
+
 /// The tenant and thread a [`Harness`] acts on.
 pub const TENANT: &str = "tenant-a";
 pub const THREAD: &str = "thread-1";

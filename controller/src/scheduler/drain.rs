@@ -353,3 +353,85 @@ async fn import(
     read.map_err(io)?;
     Ok(reply.map_err(backend_error)?.into_inner().bytes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{FakeBackend, scheduler};
+
+    fn state_of(s: &Scheduler, name: &str) -> String {
+        let statuses = s.statuses().unwrap();
+        statuses.into_iter().find(|w| w.name == name).unwrap().state
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_draining_worker_gets_no_new_workspace_and_waits_for_its_actions() {
+        let s = scheduler(8);
+        s.register_local("w1", 2, FakeBackend::new());
+        s.register_local("w2", 2, FakeBackend::new());
+        let on_w1 = s.acquire("t", "a").await.unwrap();
+        assert_eq!(on_w1.worker.name, "w1");
+        let drain = s.drain("w1", "", 0, Duration::from_secs(10));
+        tokio::pin!(drain);
+        assert!(futures::poll!(drain.as_mut()).is_pending());
+        assert_eq!(state_of(&s, "w1"), "draining");
+        // Less loaded, but draining: new workspaces go elsewhere.
+        for workspace in ["b", "c"] {
+            assert_eq!(s.acquire("t", workspace).await.unwrap().worker.name, "w2");
+        }
+        // The drain waits for the action under way, then ends; an in-process worker keeps its
+        // profiles, so its workspace is left there.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(futures::poll!(drain.as_mut()).is_pending());
+        let started = Instant::now();
+        drop(on_w1);
+        let drained = drain.await.unwrap();
+        assert!(started.elapsed() < Duration::from_millis(100));
+        assert_eq!((drained.exported, drained.left), (0, 1));
+        assert_eq!(state_of(&s, "w1"), "drained");
+        assert_eq!(s.acquire("t", "d").await.unwrap().worker.name, "w2");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_workspace_left_on_a_drained_worker_waits_for_it_then_is_refused() {
+        let s = scheduler(8);
+        s.register_local("w1", 2, FakeBackend::new());
+        s.register_local("w2", 2, FakeBackend::new());
+        drop(s.acquire("t", "a").await.unwrap());
+        s.drain("w1", "", 0, Duration::from_secs(10)).await.unwrap();
+        // Its profile is on w1's disk: it is not placed afresh on w2.
+        let started = Instant::now();
+        let refused = s.acquire("t", "a").await.err().unwrap();
+        assert!(started.elapsed() >= Duration::from_secs(2));
+        assert!(
+            matches!(&refused, ControllerError::Unavailable(m) if m.starts_with(
+                "workspace \"a\" lives on worker w1, which was drained without its profile \
+                 moving off it; waited 2 s"
+            )),
+            "{refused:?}"
+        );
+        // Back within the wait (a restart), the worker has it again, and the reply says so.
+        let waiting = s.acquire("t", "a");
+        tokio::pin!(waiting);
+        assert!(futures::poll!(waiting.as_mut()).is_pending());
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        s.register_local("w1", 2, FakeBackend::new());
+        let placed = waiting.await.unwrap();
+        assert_eq!(placed.worker.name, "w1");
+        let note = placed.note.clone().unwrap();
+        assert!(
+            note.starts_with("(Waited 0.")
+                && note
+                    .ends_with("for worker w1, which has this workspace's profile, to come back.)"),
+            "{note}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unknown_worker_with_nothing_placed_drains_at_once() {
+        let s = scheduler(8);
+        let drained = s.drain("w9", "", 0, Duration::from_secs(10)).await.unwrap();
+        assert_eq!((drained.exported, drained.left), (0, 0));
+        assert!(s.statuses().unwrap().is_empty());
+    }
+}

@@ -165,3 +165,96 @@ impl Scheduler {
         Ok(chosen)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{FakeBackend, scheduler};
+
+    async fn worker_of(s: &Scheduler, workspace: &str) -> String {
+        s.acquire("t", workspace).await.unwrap().worker.name.clone()
+    }
+
+    #[tokio::test]
+    async fn a_new_workspace_goes_to_the_least_loaded_live_worker_and_stays() {
+        let s = scheduler(8);
+        s.register_local("w1", 2, FakeBackend::new());
+        s.register_local("w2", 4, FakeBackend::new());
+        // Load is workspaces per slot; ties go to the less busy, then by name.
+        let mut placed = Vec::new();
+        for workspace in ["a", "b", "c", "d"] {
+            placed.push(worker_of(&s, workspace).await);
+        }
+        assert_eq!(placed, ["w1", "w2", "w2", "w1"]);
+        assert_eq!(s.store.placement("t", "c").unwrap().as_deref(), Some("w2"));
+        // w1 is the more loaded now (2 of 2), yet its workspaces stay on it.
+        assert_eq!(worker_of(&s, "a").await, "w1");
+        assert_eq!(worker_of(&s, "e").await, "w2");
+        // A busy worker counts as more loaded at equal placements.
+        let s = scheduler(8);
+        s.register_local("w1", 2, FakeBackend::new());
+        s.register_local("w2", 2, FakeBackend::new());
+        let _busy = s.acquire("t", "a").await.unwrap();
+        s.store.remove_placement("t", "a").unwrap();
+        assert_eq!(worker_of(&s, "b").await, "w2");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_down_worker_gets_no_new_workspace_and_none_live_is_unavailable() {
+        let s = scheduler(8);
+        s.register("w1", "http://127.0.0.1:9", 8).unwrap();
+        tokio::time::advance(Duration::from_secs(4)).await;
+        let refused = s.acquire("t", "a").await.err().unwrap();
+        assert!(
+            matches!(&refused, ControllerError::Unavailable(m) if m.starts_with("no browser worker is running")),
+            "{refused:?}"
+        );
+        assert!(s.store.placement("t", "a").unwrap().is_none());
+        s.register_local("w2", 1, FakeBackend::new());
+        assert_eq!(worker_of(&s, "a").await, "w2");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_action_waits_for_a_slot_until_the_queue_deadline() {
+        let s = scheduler(8);
+        s.register_local("w1", 1, FakeBackend::new());
+        let first = s.acquire("t", "a").await.unwrap();
+        // Within the deadline, the slot freed is the waiting action's.
+        let second = s.acquire("t", "a");
+        tokio::pin!(second);
+        assert!(futures::poll!(second.as_mut()).is_pending());
+        assert_eq!(s.waiting(), 1);
+        tokio::time::sleep(Duration::from_millis(900)).await;
+        drop(first);
+        let second = second.await.unwrap();
+        assert_eq!(s.waiting(), 0);
+        // Past it, the action is refused, saying why.
+        let started = Instant::now();
+        let refused = s.acquire("t", "a").await.err().unwrap();
+        assert_eq!(started.elapsed(), Duration::from_secs(1));
+        assert_eq!(
+            refused.to_string(),
+            "every browser slot of worker w1 is busy and none freed within 1000 ms; try again \
+             shortly"
+        );
+        assert!(matches!(refused, ControllerError::ResourceExhausted(_)));
+        assert_eq!(s.waiting(), 0);
+        drop(second);
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_refuses_at_once() {
+        let s = scheduler(1);
+        s.register_local("w1", 1, FakeBackend::new());
+        let _slot = s.acquire("t", "a").await.unwrap();
+        let waiting = s.acquire("t", "a");
+        tokio::pin!(waiting);
+        assert!(futures::poll!(waiting.as_mut()).is_pending());
+        let refused = s.acquire("t", "a").await.err().unwrap();
+        assert_eq!(
+            refused.to_string(),
+            "too many actions are waiting for a browser (1); try again shortly"
+        );
+        assert_eq!(s.waiting(), 1);
+    }
+}

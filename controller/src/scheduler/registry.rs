@@ -210,3 +210,67 @@ impl Scheduler {
         Ok(statuses)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::testing::{FakeBackend, scheduler};
+
+    fn state_of(scheduler: &Scheduler, name: &str) -> String {
+        let statuses = scheduler.statuses().unwrap();
+        let status = statuses.iter().find(|s| s.name == name).unwrap();
+        assert_eq!(status.live, status.state == "live");
+        status.state.clone()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_worker_goes_down_after_the_heartbeat_timeout() {
+        let s = scheduler(8);
+        assert!(s.register("w1", "http://127.0.0.1:9", 2).unwrap());
+        s.register_local("local", 2, FakeBackend::new());
+        assert_eq!(state_of(&s, "w1"), "live");
+        tokio::time::advance(Duration::from_millis(2_900)).await;
+        assert!(s.heartbeat("w1"));
+        tokio::time::advance(Duration::from_millis(2_900)).await;
+        assert_eq!(state_of(&s, "w1"), "live");
+        tokio::time::advance(Duration::from_millis(200)).await;
+        assert_eq!(state_of(&s, "w1"), "down");
+        assert!(s.live_workers().iter().all(|w| w.name == "local"));
+        // Its next heartbeat brings it back; an in-process worker never goes down.
+        assert!(s.heartbeat("w1"));
+        assert_eq!(state_of(&s, "w1"), "live");
+        tokio::time::advance(Duration::from_secs(3_600)).await;
+        assert_eq!(state_of(&s, "local"), "live");
+        // A worker this controller does not know is told to register again.
+        assert!(!s.heartbeat("w9"));
+    }
+
+    #[tokio::test]
+    async fn registering_again_is_not_new_and_bad_registrations_change_nothing() {
+        let s = scheduler(8);
+        assert!(s.register("w1", "http://127.0.0.1:9", 2).unwrap());
+        assert!(!s.register("w1", "http://127.0.0.1:9", 2).unwrap());
+        assert!(s.register("w1", "http://127.0.0.1:10", 2).unwrap());
+        for (name, address, capacity) in [
+            ("", "http://127.0.0.1:9", 2),
+            ("w2", "http://127.0.0.1:9", 0),
+            ("w2", "not a uri", 2),
+        ] {
+            assert!(
+                matches!(
+                    s.register(name, address, capacity),
+                    Err(ControllerError::InvalidArgument(_))
+                ),
+                "{name:?} {address:?} {capacity}"
+            );
+        }
+        let statuses = s.statuses().unwrap();
+        assert_eq!(statuses.len(), 1);
+        assert_eq!(
+            (statuses[0].address.as_str(), statuses[0].capacity),
+            ("http://127.0.0.1:10", 2)
+        );
+    }
+}
