@@ -833,4 +833,175 @@ mod tests {
             "{refused:?}"
         );
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_worker_slot_is_held_until_the_promised_frame_is_taken() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(1, |_| {});
+        backend.delay::<ScreenshotRequest>(Duration::from_secs(2));
+        let started = Instant::now();
+        let reply = controller
+            .act(
+                TENANT,
+                request("t1", Action::Key(KeyAction { key: "Tab".into() })),
+            )
+            .await
+            .unwrap();
+        // The reply does not wait for the picture…
+        assert!(started.elapsed() < Duration::from_secs(1));
+        let frame_id = reply.frame.unwrap().id;
+        // …but asking for it does, and so does the worker's next action.
+        let frame = controller.frame(TENANT, "t1", &frame_id).await.unwrap();
+        assert!(started.elapsed() >= Duration::from_secs(2));
+        assert_eq!(frame.caption, "Pressed Tab");
+        let started = Instant::now();
+        backend.delay::<ScreenshotRequest>(Duration::from_secs(2));
+        controller
+            .act(
+                TENANT,
+                request("t1", Action::Key(KeyAction { key: "Tab".into() })),
+            )
+            .await
+            .unwrap();
+        controller
+            .act(TENANT, request("t2", Action::State(StateAction {})))
+            .await
+            .unwrap();
+        assert!(started.elapsed() >= Duration::from_secs(2));
+        assert_eq!(backend.most_at_once(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_action_on_a_hold_never_handed_back_goes_on_after_the_hold_timeout() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |config| config.controller.hold_timeout_ms = 120_000);
+        let hand_over = Action::HandOver(HandOverAction {
+            reason: "solve the CAPTCHA".into(),
+        });
+        controller
+            .act(TENANT, request("t1", hand_over))
+            .await
+            .unwrap();
+        let started = Instant::now();
+        let reply = controller
+            .act(TENANT, request("t1", Action::State(StateAction {})))
+            .await
+            .unwrap();
+        assert!(started.elapsed() >= Duration::from_secs(120));
+        assert!(
+            reply.text.starts_with(
+                "The user did not come back within 2 minutes (they had the page to: solve the \
+                 CAPTCHA); going on with the page as it is."
+            ),
+            "{}",
+            reply.text
+        );
+        assert_eq!(backend.ops(), ["state"]);
+        assert!(controller.holds.open_holds(TENANT).is_empty());
+    }
+
+    #[tokio::test]
+    async fn quotas_refuse_new_threads_workspaces_and_actions_and_change_nothing() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |config| {
+            config.controller.quotas.threads = 2;
+            config.controller.quotas.profiles = 1;
+        });
+        let state = || Action::State(StateAction {});
+        controller
+            .act(TENANT, request("t1", state()))
+            .await
+            .unwrap();
+        let other_workspace = ActRequest {
+            workspace: "bank".into(),
+            ..request("t2", state())
+        };
+        let refused = controller.act(TENANT, other_workspace).await;
+        assert!(
+            matches!(&refused, Err(ControllerError::ResourceExhausted(m)) if m.contains("controller.quotas.profiles")),
+            "{refused:?}"
+        );
+        controller
+            .act(TENANT, request("t2", state()))
+            .await
+            .unwrap();
+        let refused = controller.act(TENANT, request("t3", state())).await;
+        assert!(
+            matches!(&refused, Err(ControllerError::ResourceExhausted(m)) if m.contains("controller.quotas.threads")),
+            "{refused:?}"
+        );
+        // Another tenant has quotas of its own.
+        controller
+            .act("tenant-b", request("t3", state()))
+            .await
+            .unwrap();
+        assert_eq!(controller.store().threads(TENANT).unwrap().len(), 2);
+        assert_eq!(backend.ops(), ["state", "state", "state"]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn actions_past_the_in_flight_quota_are_refused_at_once() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |config| config.controller.quotas.actions_in_flight = 1);
+        backend.delay::<StateRequest>(Duration::from_secs(1));
+        let first = controller.act(TENANT, request("t1", Action::State(StateAction {})));
+        tokio::pin!(first);
+        while backend.ops().is_empty() {
+            assert!(futures::poll!(first.as_mut()).is_pending());
+            tokio::task::yield_now().await;
+        }
+        let refused = controller
+            .act(TENANT, request("t2", Action::State(StateAction {})))
+            .await;
+        assert!(
+            matches!(&refused, Err(ControllerError::ResourceExhausted(m)) if m.contains("actions_in_flight")),
+            "{refused:?}"
+        );
+        first.await.unwrap();
+        assert_eq!(backend.ops(), ["state"]);
+        assert!(controller.known_thread(TENANT, "t2").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_thread_on_the_phone_with_no_phone_connected_is_unavailable() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |_| {});
+        let on_phone = ActRequest {
+            backend: "device".into(),
+            ..request("t1", Action::State(StateAction {}))
+        };
+        let refused = controller.act(TENANT, on_phone).await;
+        assert!(
+            matches!(&refused, Err(ControllerError::Unavailable(m)) if m.contains("no phone with a browser is connected")),
+            "{refused:?}"
+        );
+        assert!(backend.ops().is_empty());
+        // Moved back to the workers, it runs there; a backend that does not exist is refused.
+        controller
+            .set_backend(TENANT, "t1", "playwright")
+            .await
+            .unwrap();
+        controller
+            .act(TENANT, request("t1", Action::State(StateAction {})))
+            .await
+            .unwrap();
+        assert!(matches!(
+            controller.set_backend(TENANT, "t1", "chrome").await,
+            Err(ControllerError::InvalidArgument(_))
+        ));
+        assert_eq!(
+            controller.known_thread(TENANT, "t1").unwrap().backend,
+            "playwright"
+        );
+    }
 }
