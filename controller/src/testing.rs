@@ -397,3 +397,95 @@ impl Harness {
         self.store.listing(TENANT, THREAD).unwrap().map(|l| l.url)
     }
 }
+
+/// A worker's `ProfileTransfer` over a map of tars, by (tenant, workspace): what a drain
+/// exports and a move imports, without Chromium.
+#[derive(Clone, Default)]
+pub struct FakeTransfer {
+    pub profiles: Arc<Mutex<Tars>>,
+}
+
+/// Profile tars by (tenant, workspace).
+pub type Tars = HashMap<(String, String), Vec<u8>>;
+
+type ChunkStream = std::pin::Pin<
+    Box<dyn futures::Stream<Item = std::result::Result<ProfileChunk, tonic::Status>> + Send>,
+>;
+
+#[tonic::async_trait]
+impl profile_transfer_server::ProfileTransfer for FakeTransfer {
+    type ExportProfileStream = ChunkStream;
+
+    async fn export_profile(
+        &self,
+        request: tonic::Request<ProfileRef>,
+    ) -> std::result::Result<tonic::Response<ChunkStream>, tonic::Status> {
+        let ProfileRef { tenant, workspace } = request.into_inner();
+        let Some(tar) = self
+            .profiles
+            .lock()
+            .unwrap()
+            .get(&(tenant, workspace))
+            .cloned()
+        else {
+            return Err(tonic::Status::not_found("no such profile on this worker"));
+        };
+        let chunks: Vec<_> = tar
+            .chunks(64 * 1024)
+            .map(|data| {
+                Ok(ProfileChunk {
+                    profile: None,
+                    data: data.to_vec(),
+                    size: 0,
+                })
+            })
+            .collect();
+        Ok(tonic::Response::new(Box::pin(futures::stream::iter(
+            chunks,
+        ))))
+    }
+
+    async fn import_profile(
+        &self,
+        request: tonic::Request<tonic::Streaming<ProfileChunk>>,
+    ) -> std::result::Result<tonic::Response<ImportProfileReply>, tonic::Status> {
+        let mut stream = request.into_inner();
+        let (mut profile, mut size, mut tar) = (None, 0, Vec::new());
+        while let Some(chunk) = stream.message().await? {
+            if let Some(named) = chunk.profile {
+                profile = Some(named);
+                size = chunk.size;
+            }
+            tar.extend(chunk.data);
+        }
+        let Some(ProfileRef { tenant, workspace }) = profile else {
+            return Err(tonic::Status::invalid_argument(
+                "no chunk named the profile",
+            ));
+        };
+        if tar.len() as u64 != size {
+            return Err(tonic::Status::invalid_argument("the tar is cut short"));
+        }
+        let bytes = tar.len() as u64;
+        self.profiles
+            .lock()
+            .unwrap()
+            .insert((tenant, workspace), tar);
+        Ok(tonic::Response::new(ImportProfileReply { bytes }))
+    }
+}
+
+/// Serves `transfer` on 127.0.0.1 for as long as the test's runtime runs; its address, for
+/// [`crate::scheduler::Scheduler::register`].
+pub async fn serve_transfer(transfer: FakeTransfer) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(profile_transfer_server::ProfileTransferServer::new(
+                transfer,
+            ))
+            .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
+    );
+    address
+}

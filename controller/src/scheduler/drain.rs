@@ -357,7 +357,7 @@ async fn import(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{FakeBackend, scheduler};
+    use crate::testing::{FakeBackend, FakeTransfer, scheduler, serve_transfer};
 
     fn state_of(s: &Scheduler, name: &str) -> String {
         let statuses = s.statuses().unwrap();
@@ -433,5 +433,93 @@ mod tests {
         let drained = s.drain("w9", "", 0, Duration::from_secs(10)).await.unwrap();
         assert_eq!((drained.exported, drained.left), (0, 0));
         assert!(s.statuses().unwrap().is_empty());
+    }
+
+    /// Workers w1 (holding the profile of workspace "a", 600 KiB) and w2 (none) behind fake
+    /// transfer services, and a scheduler parking profiles in a temporary folder. Real time:
+    /// the transfers go over sockets.
+    async fn two_workers() -> (Scheduler, FakeTransfer, FakeTransfer, tempfile::TempDir) {
+        let parked = tempfile::tempdir().unwrap();
+        let s = Scheduler::new(
+            Arc::new(crate::store::SledStore::temporary().unwrap()),
+            Duration::from_secs(30),
+            Duration::from_secs(5),
+            8,
+            None,
+            Duration::from_secs(5),
+            parked.path().to_path_buf(),
+        );
+        let (w1, w2) = (FakeTransfer::default(), FakeTransfer::default());
+        let tar: Vec<u8> = (0..600 * 1024).map(|i| (i % 251) as u8).collect();
+        w1.profiles
+            .lock()
+            .unwrap()
+            .insert(("t".into(), "a".into()), tar);
+        s.register("w1", &serve_transfer(w1.clone()).await, 2)
+            .unwrap();
+        // "b" is placed on w1 too, but w1 has no profile for it.
+        for workspace in ["a", "b"] {
+            assert_eq!(s.acquire("t", workspace).await.unwrap().worker.name, "w1");
+        }
+        s.register("w2", &serve_transfer(w2.clone()).await, 2)
+            .unwrap();
+        (s, w1, w2, parked)
+    }
+
+    #[tokio::test]
+    async fn a_drained_workers_profiles_are_parked_and_move_with_their_next_action() {
+        let (s, w1, w2, parked) = two_workers().await;
+        let drained = s.drain("w1", "", 0, Duration::from_secs(10)).await.unwrap();
+        assert_eq!((drained.exported, drained.left), (1, 0));
+        assert_eq!(state_of(&s, "w1"), "drained");
+        let record = s.store.parked("t", "a").unwrap().unwrap();
+        assert_eq!((record.from.as_str(), record.bytes), ("w1", 600 * 1024));
+        let file = parked.path().join("t").join("a.tar");
+        assert_eq!(std::fs::metadata(&file).unwrap().len(), 600 * 1024);
+        // Nothing to move for "b": it is placed afresh on its next action.
+        assert!(s.store.placement("t", "b").unwrap().is_none());
+        let moved = s.acquire("t", "a").await.unwrap();
+        assert_eq!(moved.worker.name, "w2");
+        assert!(
+            moved.note.as_deref().unwrap().starts_with(
+                "This workspace moved from worker w1 (drained) to worker w2 with its profile"
+            ),
+            "{:?}",
+            moved.note
+        );
+        let key = ("t".to_string(), "a".to_string());
+        assert_eq!(
+            w2.profiles.lock().unwrap().get(&key),
+            w1.profiles.lock().unwrap().get(&key)
+        );
+        assert_eq!(s.store.placement("t", "a").unwrap().as_deref(), Some("w2"));
+        assert!(s.store.parked("t", "a").unwrap().is_none());
+        assert!(!file.exists());
+        // Moved once: its next action finds it there, saying nothing.
+        drop(moved);
+        let again = s.acquire("t", "a").await.unwrap();
+        assert_eq!(
+            (again.worker.name.as_str(), again.note.as_deref()),
+            ("w2", None)
+        );
+        assert_eq!(s.acquire("t", "b").await.unwrap().worker.name, "w2");
+    }
+
+    #[tokio::test]
+    async fn a_drained_worker_that_comes_back_keeps_the_workspaces_not_moved() {
+        let (s, _w1, w2, parked) = two_workers().await;
+        s.drain("w1", "", 0, Duration::from_secs(10)).await.unwrap();
+        let address = s.statuses().unwrap()[0].address.clone();
+        // Back after a restart: its disk has the profile, so the parked copy is stale.
+        assert!(s.register("w1", &address, 2).unwrap());
+        s.drop_parked_of("w1").await.unwrap();
+        assert!(s.store.parked("t", "a").unwrap().is_none());
+        assert!(!parked.path().join("t").join("a.tar").exists());
+        let placed = s.acquire("t", "a").await.unwrap();
+        assert_eq!(
+            (placed.worker.name.as_str(), placed.note.as_deref()),
+            ("w1", None)
+        );
+        assert!(w2.profiles.lock().unwrap().is_empty());
     }
 }
