@@ -77,7 +77,12 @@ fn refuse_what_takes_no_text(listing: &Listing, n: i64) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use nanomuse_proto::EvaluateRequest;
+    use nanomuse_proto::act_request::Action;
+    use serde_json::Value;
+
     use super::*;
+    use crate::testing::*;
 
     fn listing(kinds: &[(&str, &str)]) -> Listing {
         Listing {
@@ -154,17 +159,6 @@ mod tests {
             "{error}"
         );
     }
-}
-
-#[cfg(test)]
-mod action_tests {
-    use nanomuse_proto::act_request::Action;
-    use nanomuse_proto::{EvaluateRequest, TypeAction, TypeRequest};
-    use serde_json::Value;
-
-    use super::TEXT_MAX;
-    use crate::error::ControllerError;
-    use crate::testing::*;
 
     fn type_into(n: i64, text: &str) -> Action {
         Action::Type(TypeAction {
