@@ -40,15 +40,15 @@ struct Script {
 }
 
 /// One op the backend was asked for.
-pub struct Call {
+struct Call {
     pub op: &'static str,
     request: Box<dyn Any + Send>,
 }
 
 /// A backend that answers each op with, in this order: the next answer queued for it
 /// ([`reply`](Self::reply), [`fail`](Self::fail)), its responder ([`on`](Self::on)), or the
-/// op's default reply. Every call is recorded before it is answered, after the op's delay
-/// ([`delay`](Self::delay), on tokio's clock).
+/// op's default reply. Every call is recorded as it arrives; its answer comes after the op's
+/// delay ([`delay`](Self::delay), on tokio's clock).
 #[derive(Default)]
 pub struct FakeBackend {
     script: Mutex<Script>,
