@@ -8,7 +8,8 @@ python3 -c "import playwright" 2>/dev/null || python3 -m pip install -q -r tests
 # The binaries of the multi-process mode in the same build as the benchmark, so that the
 # dependencies are built once, with the same features.
 cargo build --release -p nanomuse-tests --example bench \
-  -p nanomuse-controller --bin controller -p nanomuse-worker --bin worker
+  -p nanomuse-controller --bin controller -p nanomuse-worker --bin worker \
+  -p nanomuse-browser --bin nanomuse-browser -p nanomuse-reference-device --bin reference-device
 # The built program itself: `cargo run` would unify features differently and build it again.
 target/release/examples/bench --out BENCHMARKS.md "$@"
 # The TodoMVC corpus: ours (tests/tests/todomvc.rs, which leaves its per-app results in

@@ -11,7 +11,7 @@ use tokio::sync::broadcast;
 use tracing::Instrument;
 
 use crate::actions::{self, Ctx, PendingFrame};
-use crate::config::Config;
+use crate::config::{BackendChoice, Config, ProfileChoice};
 use crate::devices::Devices;
 use crate::error::{ControllerError, Result};
 use crate::frames::FrameHub;
@@ -150,9 +150,9 @@ impl Controller {
     /// Where `record`'s next op runs: the tenant's phone (`device`, or `auto` with a phone
     /// connected), else the workspace's worker; with a turn on the phone or a worker slot.
     pub(crate) async fn route(&self, tenant: &str, record: &ThreadRecord) -> Result<Route> {
-        let phone = match record.backend.as_str() {
-            "playwright" => None,
-            "device" => Some(self.devices.browser_of(tenant).ok_or_else(|| {
+        let phone = match record.backend {
+            BackendChoice::Chromium => None,
+            BackendChoice::Device => Some(self.devices.browser_of(tenant).ok_or_else(|| {
                 ControllerError::Unavailable(
                     "this thread uses the phone's browser, and no phone with a browser is \
                      connected: open the nanoMuse app on the phone, or switch the thread to \
@@ -160,7 +160,7 @@ impl Controller {
                         .into(),
                 )
             })?),
-            _ => self.devices.browser_of(tenant),
+            BackendChoice::Auto => self.devices.browser_of(tenant),
         };
         if let Some(phone) = phone {
             let deadline = self.config.queue_deadline();
@@ -209,6 +209,7 @@ impl Controller {
             thread,
             record,
             settle_ms: self.config.controller.settle_ms as u32,
+            navigate_ms: self.config.browser.timeout_ms as u32,
             pending_frame: None,
             url_policy: self.url_policies.for_tenant(tenant),
             refused: Default::default(),
@@ -257,22 +258,21 @@ impl Controller {
         check_id("workspace", workspace)?;
         self.check_thread_quotas(tenant, workspace)?;
         let backend = match backend {
-            "" => self.config.browser.backend.clone(),
-            "auto" | "playwright" | "device" => backend.to_string(),
-            other => return Err(bad_backend(other)),
+            "" => self.config.browser.backend,
+            named => parse_backend(named)?,
         };
-        // "" is the backend's own profile: a phone's is mobile, a worker's desktop.
-        let on_phone = match backend.as_str() {
-            "device" => true,
-            "auto" => self.devices.browser_of(tenant).is_some(),
-            _ => false,
+        // The backend's own profile: a phone's is mobile, a worker's desktop.
+        let on_phone = match backend {
+            BackendChoice::Device => true,
+            BackendChoice::Auto => self.devices.browser_of(tenant).is_some(),
+            BackendChoice::Chromium => false,
         };
         let record = ThreadRecord {
             workspace: workspace.to_string(),
             backend,
-            profile: match self.config.browser.profile.as_str() {
-                "mobile" => ProfileSetting::mobile(),
-                "" if on_phone => ProfileSetting::mobile(),
+            profile: match self.config.browser.profile {
+                ProfileChoice::Mobile => ProfileSetting::mobile(),
+                ProfileChoice::Own if on_phone => ProfileSetting::mobile(),
                 _ => ProfileSetting::desktop(),
             },
         };
@@ -327,20 +327,19 @@ impl Controller {
     }
 
     /// Moves `thread` to another backend: "auto" (the phone when one is connected),
-    /// "playwright" (the workers) or "device" (the phone). Its next action runs there.
+    /// "chromium" (the workers; the spec's "playwright") or "device" (the phone). Its next
+    /// action runs there.
     pub async fn set_backend(
         &self,
         tenant: &str,
         thread: &str,
         backend: &str,
     ) -> Result<ThreadRecord> {
-        if !matches!(backend, "auto" | "playwright" | "device") {
-            return Err(bad_backend(backend));
-        }
+        let backend = parse_backend(backend)?;
         // No thread lock: an action waiting for the user holds it, and the next action reads
         // the record afresh anyway.
         let mut record = self.known_thread(tenant, thread)?;
-        record.backend = backend.to_string();
+        record.backend = backend;
         self.store.put_thread(tenant, thread, &record)?;
         self.store.flush().await?;
         Ok(record)
@@ -470,12 +469,8 @@ impl Controller {
     }
 }
 
-fn bad_backend(backend: &str) -> ControllerError {
-    ControllerError::InvalidArgument(format!(
-        "backend {:?} is not one of auto, playwright (the server's browser) or device \
-         (the phone's)",
-        nanomuse_proto::limits::excerpt(backend)
-    ))
+fn parse_backend(backend: &str) -> Result<BackendChoice> {
+    backend.parse().map_err(ControllerError::InvalidArgument)
 }
 
 /// Takes the picture an action promised and publishes it.

@@ -1,5 +1,4 @@
-//! Configuration: a TOML file with the spec's `[browser]` section plus `[controller]` and
-//! `[worker]`, then the environment (`NANOMUSE_BROWSER_ENABLED`, `NANOMUSE_BROWSER_BACKEND`,
+//! Configuration: a TOML file with the spec's `[browser]` section plus `[controller]`, then the environment (`NANOMUSE_BROWSER_ENABLED`, `NANOMUSE_BROWSER_BACKEND`,
 //! the secrets `NANOMUSE_TOKENS_FILE` and `NANOMUSE_HOP_SECRET`), then flags. Validated once at start; a bad value stops the program with the key's name.
 
 use std::collections::HashMap;
@@ -10,20 +9,77 @@ use nanomuse_proto::HopSecret;
 use nanomuse_proto::UrlPolicy;
 use nanomuse_proto::hop::HOP_SECRET_ENV;
 use nanomuse_proto::tokens::{self, Plaintext, TokenTable};
-use nanomuse_worker::WorkerConfig;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+
+/// Which browser a thread's actions run in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendChoice {
+    /// The tenant's phone when one with a browser is connected, else the Chromium workers.
+    #[default]
+    Auto,
+    /// The Chromium workers on the server: the spec's `playwright`, accepted as its alias.
+    #[serde(alias = "playwright")]
+    Chromium,
+    /// The tenant's phone.
+    Device,
+}
+
+impl BackendChoice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Chromium => "chromium",
+            Self::Device => "device",
+        }
+    }
+}
+
+impl std::str::FromStr for BackendChoice {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Self::Auto),
+            "chromium" | "playwright" => Ok(Self::Chromium),
+            "device" => Ok(Self::Device),
+            _ => Err(format!(
+                "backend {:?} is not one of auto, chromium (the server's browser; the spec's \
+                 playwright) or device (the phone's)",
+                nanomuse_proto::limits::excerpt(text)
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for BackendChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The profile of a new thread: the spec's `mobile | desktop | ""`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProfileChoice {
+    /// `""`: the backend's own — mobile on a phone, desktop on a worker.
+    #[default]
+    #[serde(rename = "")]
+    Own,
+    Mobile,
+    Desktop,
+}
 
 /// The spec's `[browser]` section.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BrowserSection {
     pub enabled: bool,
-    /// auto | playwright | device. `playwright` means the Chromium workers.
-    pub backend: String,
-    /// mobile | desktop | "" (the backend's own: desktop on a worker, mobile on a phone).
-    pub profile: String,
-    /// Playwright only in the original; the workers are always headless.
+    pub backend: BackendChoice,
+    pub profile: ProfileChoice,
+    /// The spec's "Playwright only": the workers run Chromium headless, always (a person sees
+    /// the page on the browser card), so only `true` is taken.
     pub headless: bool,
+    /// The bound of a navigation and a step back, passed to the backend with the op.
     pub timeout_ms: u64,
 }
 
@@ -31,8 +87,8 @@ impl Default for BrowserSection {
     fn default() -> Self {
         Self {
             enabled: true,
-            backend: "auto".into(),
-            profile: String::new(),
+            backend: BackendChoice::Auto,
+            profile: ProfileChoice::Own,
             headless: true,
             timeout_ms: 30_000,
         }
@@ -195,25 +251,36 @@ impl Default for ControllerSection {
     }
 }
 
+/// The TOML file at `path` as a table; an empty one without a file.
+pub fn read_table(path: Option<&Path>) -> Result<toml::Table, String> {
+    let Some(path) = path else {
+        return Ok(toml::Table::new());
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub browser: BrowserSection,
     pub controller: ControllerSection,
-    pub worker: WorkerConfig,
 }
 
 impl Config {
     /// Reads `path` (when given), then applies the environment; validates.
     pub fn load(path: Option<&Path>) -> Result<Self, String> {
-        let mut config = match path {
-            Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                toml::from_str::<Config>(&text).map_err(|e| format!("{}: {e}", path.display()))?
-            }
-            None => Config::default(),
-        };
+        Self::from_table(read_table(path)?, path)
+    }
+
+    /// The configuration in `table` (read from `path`, named in errors), then the environment;
+    /// validated. A section this program does not have (a worker's `[worker]`) is refused.
+    pub fn from_table(table: toml::Table, path: Option<&Path>) -> Result<Self, String> {
+        let mut config = Config::deserialize(table).map_err(|e| match path {
+            Some(path) => format!("{}: {e}", path.display()),
+            None => e.to_string(),
+        })?;
         config.apply_env(|name| std::env::var(name).ok())?;
         config.validate()?;
         Ok(config)
@@ -232,7 +299,9 @@ impl Config {
             };
         }
         if let Some(value) = var("NANOMUSE_BROWSER_BACKEND") {
-            self.browser.backend = value.trim().to_string();
+            self.browser.backend = value
+                .parse()
+                .map_err(|e| format!("NANOMUSE_BROWSER_BACKEND: {e}"))?;
         }
         if let Some(path) = var("NANOMUSE_TOKENS_FILE").filter(|p| !p.trim().is_empty()) {
             let path = PathBuf::from(path.trim());
@@ -261,23 +330,15 @@ impl Config {
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        if !matches!(
-            self.browser.backend.as_str(),
-            "auto" | "playwright" | "device"
-        ) {
-            return Err(format!(
-                "browser.backend = {:?}: use auto, playwright or device",
-                self.browser.backend
-            ));
+        if !self.browser.headless {
+            return Err(
+                "browser.headless = false: the workers run Chromium headless only; a \
+                        person sees and takes over the page on the browser card"
+                    .into(),
+            );
         }
-        if !matches!(self.browser.profile.as_str(), "" | "mobile" | "desktop") {
-            return Err(format!(
-                "browser.profile = {:?}: use mobile, desktop or \"\"",
-                self.browser.profile
-            ));
-        }
-        if self.browser.timeout_ms == 0 {
-            return Err("browser.timeout_ms must be above 0".into());
+        if self.browser.timeout_ms == 0 || self.browser.timeout_ms > u32::MAX as u64 {
+            return Err("browser.timeout_ms must be above 0 (milliseconds)".into());
         }
         let c = &self.controller;
         for (name, value) in [
@@ -365,11 +426,25 @@ mod tests {
         config
             .apply_env(|name| (name == "NANOMUSE_BROWSER_BACKEND").then(|| "playwright".into()))
             .unwrap();
-        assert_eq!(config.browser.backend, "playwright");
-        assert_eq!(config.browser.profile, "mobile");
+        assert_eq!(config.browser.backend, BackendChoice::Chromium);
+        assert_eq!(config.browser.profile, ProfileChoice::Mobile);
 
-        config.browser.backend = "firefox".into();
-        assert!(config.validate().unwrap_err().contains("browser.backend"));
+        let error = toml::from_str::<Config>("[browser]\nbackend = \"firefox\"\n").unwrap_err();
+        assert!(error.to_string().contains("backend"), "{error}");
+        let error = Config::default()
+            .apply_env(|name| (name == "NANOMUSE_BROWSER_BACKEND").then(|| "firefox".into()))
+            .unwrap_err();
+        assert!(error.contains("NANOMUSE_BROWSER_BACKEND") && error.contains("chromium"));
+        let spec: Config = toml::from_str(
+            "[browser]\nenabled = true\nbackend = \"auto\"\nprofile = \"\"\nheadless = true\n\
+             timeout_ms = 30000\n",
+        )
+        .unwrap();
+        spec.validate().unwrap();
+        assert_eq!(spec.browser.profile, ProfileChoice::Own);
+        let mut headed = spec.clone();
+        headed.browser.headless = false;
+        assert!(headed.validate().unwrap_err().contains("headless"));
 
         let error = toml::from_str::<Config>("[browser]\nbackendd = \"auto\"\n").unwrap_err();
         assert!(error.to_string().contains("backendd"), "{error}");

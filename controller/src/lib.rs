@@ -1,11 +1,11 @@
 //! The controller: the browser tool's actions written once over the 14 backend ops, threads,
 //! listings, frames, holds and placements in sled, the worker registry and scheduler, the HTTP
-//! API with the browser card, and the CLI.
+//! API with the browser card and MCP. The CLI and the embedded `serve` are the
+//! `nanomuse-browser` package beside it.
 
 #[macro_use]
 pub mod actions;
 pub mod app;
-pub mod cli;
 pub mod config;
 pub mod devices;
 pub mod error;
@@ -18,7 +18,6 @@ pub mod mcp;
 pub mod metrics;
 pub mod observed;
 pub mod scheduler;
-pub mod serve;
 pub mod service;
 pub mod store;
 pub mod takeover;

@@ -22,11 +22,9 @@ impl Observed {
         Arc::new(Self { inner, kind })
     }
 
-    async fn call<T>(
-        &self,
-        op: &'static str,
-        call: impl std::future::Future<Output = Result<T, BackendError>>,
-    ) -> Result<T, BackendError> {
+    /// One op on the inner backend, in its own span, counted by outcome.
+    async fn observe<R: Op>(&self, request: R) -> Result<R::Reply, BackendError> {
+        let op = R::NAME;
         let span = tracing::info_span!(
             "op",
             otel.name = format!("op {op}"),
@@ -35,7 +33,7 @@ impl Observed {
             otel.status_code = tracing::field::Empty,
         );
         let started = Instant::now();
-        let result = call.instrument(span.clone()).await;
+        let result = request.run(&*self.inner).instrument(span.clone()).await;
         let outcome = match &result {
             Ok(_) => "ok",
             Err(error) => {
@@ -49,32 +47,4 @@ impl Observed {
     }
 }
 
-macro_rules! observe {
-    ($($method:ident($request:ty) -> $reply:ty, $name:literal;)*) => {
-        #[tonic::async_trait]
-        impl Backend for Observed {
-            $(
-                async fn $method(&self, request: $request) -> Result<$reply, BackendError> {
-                    self.call($name, self.inner.$method(request)).await
-                }
-            )*
-        }
-    };
-}
-
-observe! {
-    open(OpenRequest) -> OpenReply, "open";
-    navigate(NavigateRequest) -> NavigateReply, "navigate";
-    evaluate(EvaluateRequest) -> EvaluateReply, "evaluate";
-    tap(TapRequest) -> TapReply, "tap";
-    r#type(TypeRequest) -> TypeReply, "type";
-    key(KeyRequest) -> KeyReply, "key";
-    scroll(ScrollRequest) -> ScrollReply, "scroll";
-    back(BackRequest) -> BackReply, "back";
-    settle(SettleRequest) -> SettleReply, "settle";
-    screenshot(ScreenshotRequest) -> ScreenshotReply, "screenshot";
-    state(StateRequest) -> StateReply, "state";
-    fetch(FetchRequest) -> FetchReply, "fetch";
-    profile(ProfileRequest) -> ProfileReply, "profile";
-    close(CloseRequest) -> CloseReply, "close";
-}
+nanomuse_proto::backend_through!(Observed, observe);

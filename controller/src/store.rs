@@ -63,8 +63,7 @@ impl ProfileSetting {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadRecord {
     pub workspace: String,
-    /// "auto", "playwright" (the workers) or "device".
-    pub backend: String,
+    pub backend: crate::config::BackendChoice,
     pub profile: ProfileSetting,
 }
 
@@ -475,7 +474,7 @@ mod tests {
         let store = SledStore::temporary().unwrap();
         let record = ThreadRecord {
             workspace: "w".into(),
-            backend: "auto".into(),
+            backend: crate::config::BackendChoice::Auto,
             profile: ProfileSetting::desktop(),
         };
         for name in ["t1", "t2", "t3", "t4"] {
@@ -503,7 +502,7 @@ mod tests {
         let store = SledStore::temporary().unwrap();
         let record = ThreadRecord {
             workspace: "w".into(),
-            backend: "auto".into(),
+            backend: crate::config::BackendChoice::Auto,
             profile: ProfileSetting {
                 mobile: false,
                 user_agent: String::new(),

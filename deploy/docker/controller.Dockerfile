@@ -14,7 +14,7 @@ COPY . .
 # cache mount inside the same step, since the mount is gone after it.
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    cargo build --release --locked -p nanomuse-controller --bin controller --bin nanomuse-browser \
+    cargo build --release --locked -p nanomuse-controller --bin controller -p nanomuse-browser --bin nanomuse-browser \
  && install -D -t /out target/release/controller target/release/nanomuse-browser
 
 FROM debian:bookworm-slim

@@ -83,7 +83,7 @@ done
 
 "$here/ensure-chromium.sh"
 if [ "$build" = 1 ]; then
-  flags=(--bins -p nanomuse-controller -p nanomuse-worker -p nanomuse-device-gateway)
+  flags=(--bins -p nanomuse-controller -p nanomuse-browser -p nanomuse-worker -p nanomuse-device-gateway)
   [ "$profile" = release ] && flags+=(--release)
   say "building (cargo build ${flags[*]})"
   (cd "$repo" && cargo build --quiet "${flags[@]}")

@@ -30,23 +30,19 @@ impl GatewayBackend {
 
     /// Forwards one op to the phone: a span of its own, whose context travels in the message,
     /// and the op counted by outcome.
-    async fn forward<Op: DeviceOp>(
-        &self,
-        session: &Option<Session>,
-        request: Op,
-    ) -> Result<Op::Reply, BackendError> {
+    async fn forward<R: DeviceOp>(&self, request: R) -> Result<R::Reply, BackendError> {
         let span = tracing::info_span!(
             "device op",
-            otel.name = format!("device {}", Op::NAME),
+            otel.name = format!("device {}", R::NAME),
             otel.kind = "client",
             rpc.system = "nanomuse-device",
-            rpc.method = Op::NAME,
+            rpc.method = R::NAME,
             device = tracing::field::Empty,
             otel.status_code = tracing::field::Empty,
         );
         let started = Instant::now();
         let result = self
-            .forward_to_phone(session, request)
+            .forward_to_phone(request)
             .instrument(span.clone())
             .await;
         let outcome = match &result {
@@ -57,16 +53,12 @@ impl GatewayBackend {
                 outcome_of(code)
             }
         };
-        metrics().op_done(Op::NAME, outcome, started.elapsed());
+        metrics().op_done(R::NAME, outcome, started.elapsed());
         result
     }
 
-    async fn forward_to_phone<Op: DeviceOp>(
-        &self,
-        session: &Option<Session>,
-        request: Op,
-    ) -> Result<Op::Reply, BackendError> {
-        let session = session.as_ref().ok_or_else(|| {
+    async fn forward_to_phone<R: DeviceOp>(&self, request: R) -> Result<R::Reply, BackendError> {
+        let session = request.session().cloned().ok_or_else(|| {
             BackendError::InvalidArgument(
                 "every op needs a session (tenant, workspace, page)".into(),
             )
@@ -89,68 +81,21 @@ impl GatewayBackend {
             .max(request.own_timeout_ms() + ANSWER_MARGIN_MS);
         let result = phone
             .request(
-                Op::NAME,
+                R::NAME,
                 request.to_args(),
                 &session.page,
                 Duration::from_millis(timeout),
                 trace,
             )
             .await?;
-        Op::reply_from_result(&result).map_err(|e| {
+        R::reply_from_result(&result).map_err(|e| {
             BackendError::Internal(format!(
                 "the phone {} answered {} with a malformed result: {e}",
                 phone.device_id,
-                Op::NAME
+                R::NAME
             ))
         })
     }
 }
 
-#[tonic::async_trait]
-impl Backend for GatewayBackend {
-    async fn open(&self, request: OpenRequest) -> Result<OpenReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn navigate(&self, request: NavigateRequest) -> Result<NavigateReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn evaluate(&self, request: EvaluateRequest) -> Result<EvaluateReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn tap(&self, request: TapRequest) -> Result<TapReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn r#type(&self, request: TypeRequest) -> Result<TypeReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn key(&self, request: KeyRequest) -> Result<KeyReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn scroll(&self, request: ScrollRequest) -> Result<ScrollReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn back(&self, request: BackRequest) -> Result<BackReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn settle(&self, request: SettleRequest) -> Result<SettleReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn screenshot(
-        &self,
-        request: ScreenshotRequest,
-    ) -> Result<ScreenshotReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn state(&self, request: StateRequest) -> Result<StateReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn fetch(&self, request: FetchRequest) -> Result<FetchReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn profile(&self, request: ProfileRequest) -> Result<ProfileReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-    async fn close(&self, request: CloseRequest) -> Result<CloseReply, BackendError> {
-        self.forward(&request.session.clone(), request).await
-    }
-}
+nanomuse_proto::backend_through!(GatewayBackend, forward);

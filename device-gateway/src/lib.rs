@@ -9,7 +9,6 @@ pub mod metrics;
 pub mod ops;
 pub mod phones;
 pub mod protocol;
-pub mod reference;
 mod socket;
 mod watch;
 

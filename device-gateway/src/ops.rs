@@ -12,9 +12,7 @@ use serde_json::{Value, json};
 /// One op of the protocol: its name and its JSON both ways. `from_args` is strict (a phone-side
 /// executor refuses a malformed request); `reply_from_result` is lenient (fields a phone leaves
 /// out take their defaults).
-pub trait DeviceOp: Sized + Send + 'static {
-    const NAME: &'static str;
-    type Reply: Send + 'static;
+pub trait DeviceOp: Op {
     fn to_args(&self) -> Value;
     fn from_args(args: &Value) -> Result<Self, String>;
     fn reply_to_result(reply: &Self::Reply) -> Value;
@@ -124,8 +122,6 @@ macro_rules! empty_reply {
 }
 
 impl DeviceOp for OpenRequest {
-    const NAME: &'static str = "open";
-    type Reply = OpenReply;
     fn to_args(&self) -> Value {
         profile_to_json(&self.user_agent, self.width, self.height, self.mobile)
     }
@@ -149,8 +145,6 @@ impl DeviceOp for OpenRequest {
 }
 
 impl DeviceOp for NavigateRequest {
-    const NAME: &'static str = "navigate";
-    type Reply = NavigateReply;
     fn to_args(&self) -> Value {
         json!({"url": self.url, "timeout_ms": self.timeout_ms})
     }
@@ -183,8 +177,6 @@ impl DeviceOp for NavigateRequest {
 }
 
 impl DeviceOp for EvaluateRequest {
-    const NAME: &'static str = "evaluate";
-    type Reply = EvaluateReply;
     fn to_args(&self) -> Value {
         let arg = serde_json::from_str(&self.arg_json).unwrap_or(Value::Null);
         json!({"js": self.js, "arg": arg})
@@ -217,8 +209,6 @@ impl DeviceOp for EvaluateRequest {
 }
 
 impl DeviceOp for TapRequest {
-    const NAME: &'static str = "tap";
-    type Reply = TapReply;
     fn to_args(&self) -> Value {
         json!({"x": self.x, "y": self.y})
     }
@@ -235,8 +225,6 @@ impl DeviceOp for TapRequest {
 }
 
 impl DeviceOp for TypeRequest {
-    const NAME: &'static str = "type";
-    type Reply = TypeReply;
     fn to_args(&self) -> Value {
         json!({"text": self.text})
     }
@@ -251,8 +239,6 @@ impl DeviceOp for TypeRequest {
 }
 
 impl DeviceOp for KeyRequest {
-    const NAME: &'static str = "key";
-    type Reply = KeyReply;
     fn to_args(&self) -> Value {
         json!({"key": self.key})
     }
@@ -267,8 +253,6 @@ impl DeviceOp for KeyRequest {
 }
 
 impl DeviceOp for ScrollRequest {
-    const NAME: &'static str = "scroll";
-    type Reply = ScrollReply;
     fn to_args(&self) -> Value {
         json!({"dy": self.dy})
     }
@@ -283,8 +267,6 @@ impl DeviceOp for ScrollRequest {
 }
 
 impl DeviceOp for BackRequest {
-    const NAME: &'static str = "back";
-    type Reply = BackReply;
     fn to_args(&self) -> Value {
         json!({})
     }
@@ -303,8 +285,6 @@ impl DeviceOp for BackRequest {
 }
 
 impl DeviceOp for SettleRequest {
-    const NAME: &'static str = "settle";
-    type Reply = SettleReply;
     fn to_args(&self) -> Value {
         json!({"timeout_ms": self.timeout_ms})
     }
@@ -333,8 +313,6 @@ impl DeviceOp for SettleRequest {
 }
 
 impl DeviceOp for ScreenshotRequest {
-    const NAME: &'static str = "screenshot";
-    type Reply = ScreenshotReply;
     fn to_args(&self) -> Value {
         json!({"quality": self.quality})
     }
@@ -361,8 +339,6 @@ impl DeviceOp for ScreenshotRequest {
 }
 
 impl DeviceOp for StateRequest {
-    const NAME: &'static str = "state";
-    type Reply = StateReply;
     fn to_args(&self) -> Value {
         json!({})
     }
@@ -388,8 +364,6 @@ impl DeviceOp for StateRequest {
 }
 
 impl DeviceOp for FetchRequest {
-    const NAME: &'static str = "fetch";
-    type Reply = FetchReply;
     fn to_args(&self) -> Value {
         json!({"url": self.url, "method": self.method, "headers": headers_to_json(&self.headers),
                "body": BASE64.encode(&self.body)})
@@ -419,8 +393,6 @@ impl DeviceOp for FetchRequest {
 }
 
 impl DeviceOp for ProfileRequest {
-    const NAME: &'static str = "profile";
-    type Reply = ProfileReply;
     fn to_args(&self) -> Value {
         profile_to_json(&self.user_agent, self.width, self.height, self.mobile)
     }
@@ -437,8 +409,6 @@ impl DeviceOp for ProfileRequest {
 }
 
 impl DeviceOp for CloseRequest {
-    const NAME: &'static str = "close";
-    type Reply = CloseReply;
     fn to_args(&self) -> Value {
         json!({})
     }
@@ -447,24 +417,6 @@ impl DeviceOp for CloseRequest {
     }
     empty_reply!();
 }
-
-/// The protocol's names of the fourteen ops.
-pub const OPS: [&str; 14] = [
-    OpenRequest::NAME,
-    NavigateRequest::NAME,
-    EvaluateRequest::NAME,
-    TapRequest::NAME,
-    TypeRequest::NAME,
-    KeyRequest::NAME,
-    ScrollRequest::NAME,
-    BackRequest::NAME,
-    SettleRequest::NAME,
-    ScreenshotRequest::NAME,
-    StateRequest::NAME,
-    FetchRequest::NAME,
-    ProfileRequest::NAME,
-    CloseRequest::NAME,
-];
 
 /// An error code of `PROTOCOL.md` for a backend error, and back.
 pub fn code_of(error: &BackendError) -> &'static str {
@@ -601,7 +553,6 @@ mod tests {
                 host: "pixel".into(),
             },
         );
-        assert_eq!(OPS.len(), 14);
     }
 
     #[test]

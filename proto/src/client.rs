@@ -4,7 +4,6 @@ use tonic::transport::Channel;
 
 use crate::hop::{HopSecret, InternalChannel, internal};
 use crate::v1::browser_backend_client::BrowserBackendClient;
-use crate::v1::*;
 use crate::{Backend, BackendError};
 
 /// The `BrowserBackend` service at the other end of a channel, as a [`Backend`]. Cloning is
@@ -105,7 +104,7 @@ fn stream_reset(status: &tonic::Status) -> Option<String> {
 }
 
 macro_rules! call {
-    ($($method:ident($request:ty) -> $reply:ty, $name:literal;)*) => {
+    ([] $($method:ident($request:ty) -> $reply:ty, $name:literal;)*) => {
         #[tonic::async_trait]
         impl Backend for GrpcBackend {
             $(
@@ -121,19 +120,4 @@ macro_rules! call {
     };
 }
 
-call! {
-    open(OpenRequest) -> OpenReply, "open";
-    navigate(NavigateRequest) -> NavigateReply, "navigate";
-    evaluate(EvaluateRequest) -> EvaluateReply, "evaluate";
-    tap(TapRequest) -> TapReply, "tap";
-    r#type(TypeRequest) -> TypeReply, "type";
-    key(KeyRequest) -> KeyReply, "key";
-    scroll(ScrollRequest) -> ScrollReply, "scroll";
-    back(BackRequest) -> BackReply, "back";
-    settle(SettleRequest) -> SettleReply, "settle";
-    screenshot(ScreenshotRequest) -> ScreenshotReply, "screenshot";
-    state(StateRequest) -> StateReply, "state";
-    fetch(FetchRequest) -> FetchReply, "fetch";
-    profile(ProfileRequest) -> ProfileReply, "profile";
-    close(CloseRequest) -> CloseReply, "close";
-}
+crate::for_each_op!(call);

@@ -7,10 +7,12 @@
 mod backend;
 mod client;
 mod config_file;
+mod error_code;
 pub mod hop;
 pub mod limits;
 pub mod metrics;
 pub mod names;
+mod seam;
 mod server;
 mod shutdown;
 pub mod telemetry;
@@ -22,13 +24,17 @@ pub mod v1 {
     tonic::include_proto!("nanomuse.browser.v1");
 }
 
-pub use backend::{Backend, BackendError};
+pub use backend::BackendError;
 pub use client::GrpcBackend;
 pub use config_file::config_section;
+pub use error_code::{Coded, ErrorCode};
 pub use hop::HopSecret;
 pub use names::check_name;
+pub use seam::{Backend, OP_NAMES, Op, OpFuture};
 pub use server::BackendServer;
 pub use shutdown::cancel_on_signals;
+#[doc(hidden)]
+pub use tonic::async_trait;
 pub use url_policy::{Refusal, Rule};
 pub use v1::*;
 

@@ -7,7 +7,6 @@ use tonic::{Request, Response, Status};
 
 use crate::Backend;
 use crate::v1::browser_backend_server::{BrowserBackend, BrowserBackendServer};
-use crate::v1::*;
 
 /// Serves a [`Backend`] as the `BrowserBackend` gRPC service.
 pub struct BackendServer<B: Backend> {
@@ -24,7 +23,7 @@ impl<B: Backend> BackendServer<B> {
 }
 
 macro_rules! forward {
-    ($($method:ident($request:ty) -> $reply:ty;)*) => {
+    ([] $($method:ident($request:ty) -> $reply:ty, $name:literal;)*) => {
         #[tonic::async_trait]
         impl<B: Backend> BrowserBackend for BackendServer<B> {
             $(
@@ -49,19 +48,4 @@ macro_rules! forward {
     };
 }
 
-forward! {
-    open(OpenRequest) -> OpenReply;
-    navigate(NavigateRequest) -> NavigateReply;
-    evaluate(EvaluateRequest) -> EvaluateReply;
-    tap(TapRequest) -> TapReply;
-    r#type(TypeRequest) -> TypeReply;
-    key(KeyRequest) -> KeyReply;
-    scroll(ScrollRequest) -> ScrollReply;
-    back(BackRequest) -> BackReply;
-    settle(SettleRequest) -> SettleReply;
-    screenshot(ScreenshotRequest) -> ScreenshotReply;
-    state(StateRequest) -> StateReply;
-    fetch(FetchRequest) -> FetchReply;
-    profile(ProfileRequest) -> ProfileReply;
-    close(CloseRequest) -> CloseReply;
-}
+crate::for_each_op!(forward);

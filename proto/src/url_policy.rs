@@ -73,6 +73,17 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// A URL that is not a web address is bad input; a name that leads nowhere cannot be
+    /// opened now; anything else the policy refused is a destination this tenant may not
+    /// reach.
+    pub fn code(&self) -> crate::ErrorCode {
+        match self.rule {
+            Rule::NotWebUrl => crate::ErrorCode::InvalidArgument,
+            Rule::Unresolved => crate::ErrorCode::FailedPrecondition,
+            _ => crate::ErrorCode::PermissionDenied,
+        }
+    }
+
     fn new(rule: Rule, reason: impl Into<String>) -> Self {
         Self {
             rule,

@@ -70,6 +70,8 @@ pub struct Ctx<'a> {
     pub thread: &'a str,
     pub record: ThreadRecord,
     pub settle_ms: u32,
+    /// The bound of a navigation (the spec's `browser.timeout_ms`).
+    pub navigate_ms: u32,
     pub pending_frame: Option<PendingFrame>,
     /// The tenant's URL policy, carried to the backend by every op's session.
     pub url_policy: UrlPolicy,

@@ -17,7 +17,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: NavigateAction) -> Result<ActReply> 
             .navigate(NavigateRequest {
                 session: ctx.session(),
                 url: url.to_string(),
-                timeout_ms: 0,
+                timeout_ms: ctx.navigate_ms,
             })
             .await
     })?;

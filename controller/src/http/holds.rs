@@ -70,7 +70,7 @@ pub async fn state(
             "thread": thread,
             "workspace": record.workspace,
             "profile": if record.profile.mobile { "mobile" } else { "desktop" },
-            "backend": record.backend,
+            "backend": record.backend.as_str(),
             "hold": holds.iter().find(|h| h.thread == thread).map(|h| &h.id),
             "frame": frame.as_ref().map(FrameView::from),
         }));

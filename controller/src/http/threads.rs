@@ -24,5 +24,7 @@ pub async fn set_backend(
         .controller
         .set_backend(&tenant, &thread, &body.backend)
         .await?;
-    Ok(Json(json!({"thread": thread, "backend": record.backend})))
+    Ok(Json(
+        json!({"thread": thread, "backend": record.backend.as_str()}),
+    ))
 }

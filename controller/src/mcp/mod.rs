@@ -1,13 +1,12 @@
 //! The browser tool as an MCP server, a thin adapter over [`crate::Controller::act`]: one tool
 //! per action ([`tools`]), the server that carries calls out ([`server`]), the thread's frames
 //! as resources ([`frames`]), Streamable HTTP at
-//! `/mcp` on the controller's port ([`http`]), and stdio for local agents, forwarding to a
-//! server ([`stdio`], `nanomuse-browser mcp`). Through the official Rust SDK, `rmcp`.
+//! `/mcp` on the controller's port ([`http`]); stdio for local agents (`nanomuse-browser mcp`)
+//! lives with the CLI and forwards to a server. Through the official Rust SDK, `rmcp`.
 
 pub mod frames;
 pub mod http;
 pub mod server;
-pub mod stdio;
 pub mod tools;
 
 pub use http::router;

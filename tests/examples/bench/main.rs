@@ -186,13 +186,15 @@ async fn main() {
     let dir = tempfile::tempdir().unwrap();
 
     // `serve`: the controller with its worker in-process.
-    let mut serve_config = controller_config(&dir.path().join("controller"));
-    serve_config.controller.queue_deadline_ms = SCALE_QUEUE_DEADLINE.as_millis() as u64;
-    serve_config.worker = test_config(&dir.path().join("serve-profiles"));
+    let mut serve_config = nanomuse_browser::serve::EmbeddedConfig {
+        controller: controller_config(&dir.path().join("controller")),
+        worker: test_config(&dir.path().join("serve-profiles")),
+    };
+    serve_config.controller.controller.queue_deadline_ms = SCALE_QUEUE_DEADLINE.as_millis() as u64;
     let worker_capacity = serve_config.worker.capacity;
     let shutdown = tokio_util::sync::CancellationToken::new();
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
-    let serve = tokio::spawn(nanomuse_controller::serve::run_embedded(
+    let serve = tokio::spawn(nanomuse_browser::serve::run_embedded(
         serve_config,
         "127.0.0.1:0",
         shutdown.clone(),

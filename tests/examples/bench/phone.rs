@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use nanomuse_device_gateway::GatewayConfig;
-use nanomuse_device_gateway::reference::{self, ReferenceConfig};
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::*;
+use nanomuse_reference_device::{self as reference, ReferenceConfig};
 use tokio_util::sync::CancellationToken;
 
 use crate::support::controller_with_worker;

@@ -40,8 +40,8 @@ pub enum Invocation {
     Act(ActInvocation),
     /// Run the controller.
     Serve(ServeArgs),
-    /// Speak MCP on stdin/stdout (see [`crate::mcp::stdio`]).
-    Mcp(crate::mcp::stdio::StdioOptions),
+    /// Speak MCP on stdin/stdout (see [`crate::mcp_stdio`]).
+    Mcp(crate::mcp_stdio::StdioOptions),
     /// Print a token's digest for a token file; the token from the command line, or `None`:
     /// from standard input.
     HashToken(Option<String>),
@@ -271,7 +271,7 @@ where
     let action = match cli.command {
         CliCommand::Serve(serve) => return Ok(Invocation::Serve(serve)),
         CliCommand::Mcp(embedded) => {
-            return Ok(Invocation::Mcp(crate::mcp::stdio::StdioOptions {
+            return Ok(Invocation::Mcp(crate::mcp_stdio::StdioOptions {
                 server: resolve(cli.server, "NANOMUSE_SERVER"),
                 token: resolve(cli.token, "NANOMUSE_TOKEN"),
                 thread: resolve(cli.thread, "NANOMUSE_THREAD"),
@@ -447,7 +447,7 @@ pub async fn main_with(args: Vec<String>) -> i32 {
             Ok(()) => 0,
             Err(error) => fail(json, 1, &format!("{error:#}")),
         },
-        Invocation::Mcp(options) => crate::mcp::stdio::main(options).await,
+        Invocation::Mcp(options) => crate::mcp_stdio::main(options).await,
         Invocation::HashToken(token) => match hash_token(token) {
             Ok(digest) => {
                 print_stdout(&digest);
@@ -538,7 +538,7 @@ async fn traced_act(invocation: &ActInvocation) -> Result<ActReply, String> {
     let name = request
         .action
         .as_ref()
-        .map_or("none", crate::actions::name_of);
+        .map_or("none", nanomuse_controller::actions::name_of);
     let span = tracing::info_span!(
         "nanomuse-browser",
         otel.name = format!("{NAME} {name}"),

@@ -31,8 +31,10 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
-use crate::ops::{self, DeviceOp, OPS};
-use crate::protocol::{self, DeviceEvent, DeviceRequest, DeviceResult, Hello, HoldNotice, Message};
+use nanomuse_device_gateway::ops::{self, DeviceOp};
+use nanomuse_device_gateway::protocol::{
+    self, DeviceEvent, DeviceRequest, DeviceResult, Hello, HoldNotice, Message,
+};
 
 /// What the device sends as `app` in its hello.
 pub const APP: &str = "reference-device";
@@ -246,6 +248,24 @@ struct Device {
     ended: watch::Sender<Option<Result<(), String>>>,
     ops: TaskTracker,
 }
+
+/// `Device::run_named`: one arm per op of the seam.
+macro_rules! dispatch {
+    ([] $($method:ident($request:ty) -> $reply:ty, $name:literal;)*) => {
+        impl Device {
+            async fn run_named(&self, op: &str, args: &Value) -> Result<Value, BackendError> {
+                match op {
+                    $($name => self.run_op::<$request>(args).await,)*
+                    other => Err(BackendError::InvalidArgument(format!(
+                        "unknown browser op {other:?}; the ops are {}",
+                        OP_NAMES.join(", ")
+                    ))),
+                }
+            }
+        }
+    };
+}
+nanomuse_proto::for_each_op!(dispatch);
 
 /// The way out to the gateway.
 #[derive(Default)]
@@ -585,51 +605,14 @@ impl Device {
                 request.op
             )));
         }
-        let args = &request.args;
-        /// One arm per op: its request type and the `Backend` method that serves it.
-        macro_rules! dispatch {
-            ($($request:ty => $method:ident),+ $(,)?) => {
-                match request.browser_op.as_str() {
-                    $(<$request as DeviceOp>::NAME => {
-                        self.run_op::<$request>(args, async |backend, mut request| {
-                            request.session = Some(self.session.clone());
-                            backend.$method(request).await
-                        })
-                        .await
-                    })+
-                    other => Err(BackendError::InvalidArgument(format!(
-                        "unknown browser op {other:?}; the ops are {}",
-                        OPS.join(", ")
-                    ))),
-                }
-            };
-        }
-        dispatch!(
-            OpenRequest => open,
-            NavigateRequest => navigate,
-            EvaluateRequest => evaluate,
-            TapRequest => tap,
-            TypeRequest => r#type,
-            KeyRequest => key,
-            ScrollRequest => scroll,
-            BackRequest => back,
-            SettleRequest => settle,
-            ScreenshotRequest => screenshot,
-            StateRequest => state,
-            FetchRequest => fetch,
-            ProfileRequest => profile,
-            CloseRequest => close,
-        )
+        self.run_named(&request.browser_op, &request.args).await
     }
 
     /// Reads `args` as `Req`, runs it on the one page and writes its reply as the `result`.
-    async fn run_op<Req: DeviceOp>(
-        &self,
-        args: &Value,
-        call: impl AsyncFnOnce(&ChromiumBackend, Req) -> Result<Req::Reply, BackendError>,
-    ) -> Result<Value, BackendError> {
-        let request = Req::from_args(args).map_err(BackendError::InvalidArgument)?;
-        let reply = call(&self.backend, request).await?;
+    async fn run_op<Req: DeviceOp>(&self, args: &Value) -> Result<Value, BackendError> {
+        let mut request = Req::from_args(args).map_err(BackendError::InvalidArgument)?;
+        request.set_session(self.session.clone());
+        let reply = request.run(&self.backend).await?;
         let mut result = Req::reply_to_result(&reply);
         if Req::NAME == StateRequest::NAME {
             // A worker's page is never under a person's hand; the phone's is while they have it.
@@ -695,7 +678,7 @@ mod tests {
     use tokio_tungstenite::WebSocketStream;
 
     use super::*;
-    use crate::protocol::{ErrorMessage, Trace, Welcome};
+    use nanomuse_device_gateway::protocol::{ErrorMessage, Trace, Welcome};
 
     /// How long a test waits for the device before it fails instead of hanging.
     const PATIENCE: Duration = Duration::from_secs(60);
@@ -1001,7 +984,10 @@ mod tests {
         assert_eq!(code, "invalid_argument");
         assert_eq!(
             error,
-            format!("unknown browser op \"fly\"; the ops are {}", OPS.join(", "))
+            format!(
+                "unknown browser op \"fly\"; the ops are {}",
+                OP_NAMES.join(", ")
+            )
         );
         let camera = phone.request("camera", "snap", json!({})).await;
         assert!(!camera.ok && camera.error.unwrap().contains("\"camera\""));

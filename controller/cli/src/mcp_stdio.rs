@@ -14,8 +14,8 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio_util::sync::CancellationToken;
 
-use super::server::{THREAD_HEADER, WORKSPACE_HEADER};
 use crate::cli::ServeArgs;
+use nanomuse_controller::mcp::server::{THREAD_HEADER, WORKSPACE_HEADER};
 
 const NAME: &str = "nanomuse-browser mcp";
 

@@ -1,11 +1,11 @@
 //! The `reference-device` binary: connects to a device gateway as a phone would and carries out
 //! the browser ops on a headless Chromium, until Ctrl-C or SIGTERM (see
-//! [`nanomuse_device_gateway::reference`]).
+//! [`nanomuse_reference_device`]).
 
 use std::path::PathBuf;
 
 use clap::Parser;
-use nanomuse_device_gateway::reference::{self, ReferenceConfig};
+use nanomuse_reference_device::{self as reference, ReferenceConfig};
 
 #[derive(Debug, Parser)]
 #[command(

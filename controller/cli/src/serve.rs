@@ -6,10 +6,36 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use nanomuse_worker::ChromiumBackend;
+use nanomuse_controller::{Config, LocalWorker};
+use nanomuse_worker::{ChromiumBackend, WorkerConfig};
+use serde::Deserialize as _;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::Config;
+/// What `serve` runs: the controller's configuration and its in-process worker's, read from
+/// one file (`[browser]`, `[controller]` and `[worker]`).
+#[derive(Debug, Clone, Default)]
+pub struct EmbeddedConfig {
+    pub controller: Config,
+    pub worker: WorkerConfig,
+}
+
+impl EmbeddedConfig {
+    /// Reads `path` (when given): `[worker]` for the worker, the rest for the controller, the
+    /// environment applied; validated.
+    pub fn load(path: Option<&std::path::Path>) -> Result<Self, String> {
+        let mut table = nanomuse_controller::config::read_table(path)?;
+        let named = |e: toml::de::Error| match path {
+            Some(path) => format!("{}: [worker]: {e}", path.display()),
+            None => format!("[worker]: {e}"),
+        };
+        let worker = match table.remove("worker") {
+            Some(section) => WorkerConfig::deserialize(section).map_err(named)?,
+            None => WorkerConfig::default(),
+        };
+        let controller = Config::from_table(table, path)?;
+        Ok(Self { controller, worker })
+    }
+}
 
 pub struct ServeOptions {
     pub data: PathBuf,
@@ -45,9 +71,9 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
 }
 
 /// The configuration (`--config`, else the defaults) with state and profiles under `--data`.
-pub fn embedded_config(options: &ServeOptions) -> anyhow::Result<Config> {
-    let mut config = Config::load(options.config.as_deref()).map_err(anyhow::Error::msg)?;
-    config.controller.data_dir = options.data.join("controller");
+pub fn embedded_config(options: &ServeOptions) -> anyhow::Result<EmbeddedConfig> {
+    let mut config = EmbeddedConfig::load(options.config.as_deref()).map_err(anyhow::Error::msg)?;
+    config.controller.controller.data_dir = options.data.join("controller");
     config.worker.profiles_root = options.data.join("profiles");
     Ok(config)
 }
@@ -55,7 +81,7 @@ pub fn embedded_config(options: &ServeOptions) -> anyhow::Result<Config> {
 /// The controller on `listen` with a Chromium worker in the same process, reached without a
 /// network hop. `ready` is told the controller's address once it listens.
 pub async fn run_embedded(
-    mut config: Config,
+    config: EmbeddedConfig,
     listen: &str,
     shutdown: CancellationToken,
     ready: impl FnOnce(std::net::SocketAddr),
@@ -65,23 +91,27 @@ pub async fn run_embedded(
         .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
     let address = listener.local_addr()?;
     // Refused before "serving" is said (run_with_local checks again, for every caller).
+    let EmbeddedConfig {
+        controller: config,
+        worker: mut worker_config,
+    } = config;
     let tokens = config.token_table().map_err(anyhow::Error::msg)?;
     let hop_secret = config.hop_secret().map_err(anyhow::Error::msg)?;
-    crate::tenants::check_exposure(address, &tokens, hop_secret.as_ref())
+    nanomuse_controller::tenants::check_exposure(address, &tokens, hop_secret.as_ref())
         .map_err(anyhow::Error::msg)?;
-    if config.worker.name == "worker" {
-        config.worker.name = "embedded".into();
+    if worker_config.name == "worker" {
+        worker_config.name = "embedded".into();
     }
-    config.worker.validate().map_err(anyhow::Error::msg)?;
-    let worker = Arc::new(ChromiumBackend::new(Arc::new(config.worker.clone())));
+    worker_config.validate().map_err(anyhow::Error::msg)?;
+    let worker = Arc::new(ChromiumBackend::new(Arc::new(worker_config.clone())));
     let reaper = nanomuse_worker::spawn_idle_reaper(&worker, shutdown.clone());
-    let local = crate::LocalWorker {
-        name: config.worker.name.clone(),
-        capacity: config.worker.capacity,
+    let local = LocalWorker {
+        name: worker_config.name.clone(),
+        capacity: worker_config.capacity,
         backend: worker.clone(),
     };
     ready(address);
-    let served = crate::run_with_local(config, listener, shutdown, Some(local)).await;
+    let served = nanomuse_controller::run_with_local(config, listener, shutdown, Some(local)).await;
     reaper.abort();
     worker.pool.close_all().await;
     served

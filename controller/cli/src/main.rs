@@ -1,4 +1,4 @@
-//! `nanomuse-browser`: the browser tool from the shell; everything lives in [`nanomuse_controller::cli`].
+//! `nanomuse-browser`: the browser tool from the shell; everything lives in [`nanomuse_browser::cli`].
 
 #[tokio::main]
 async fn main() {
@@ -6,5 +6,5 @@ async fn main() {
     let args = std::env::args_os()
         .map(|arg| arg.to_string_lossy().into_owned())
         .collect();
-    std::process::exit(nanomuse_controller::cli::main_with(args).await);
+    std::process::exit(nanomuse_browser::cli::main_with(args).await);
 }
