@@ -996,7 +996,7 @@ mod tests {
         ));
         assert_eq!(
             controller.known_thread(TENANT, "t1").unwrap().backend,
-            "playwright"
+            crate::config::BackendChoice::Chromium
         );
     }
 }

@@ -21,12 +21,6 @@ use crate::listing::{self, ListedElement};
 pub use crate::store::Store;
 use crate::store::{ProfileSetting, SledStore, ThreadRecord};
 
-/// One of the 14 ops, named by its request type: what it is called and what it answers.
-pub trait Op: Clone + Send + Sync + 'static {
-    const NAME: &'static str;
-    type Reply: Default + Send + 'static;
-}
-
 type Answer<R> = std::result::Result<<R as Op>::Reply, BackendError>;
 type Responder<R> = Arc<dyn Fn(&R) -> Answer<R> + Send + Sync>;
 
@@ -117,7 +111,7 @@ impl FakeBackend {
     }
 
     /// The requests of op `R` so far, in order.
-    pub fn requests<R: Op>(&self) -> Vec<R> {
+    pub fn requests<R: Op + Clone>(&self) -> Vec<R> {
         self.calls
             .lock()
             .unwrap()
@@ -136,7 +130,10 @@ impl FakeBackend {
         self.most_running.load(Ordering::SeqCst)
     }
 
-    async fn answer<R: Op>(&self, request: R) -> Answer<R> {
+    async fn answer<R: Op + Clone>(&self, request: R) -> Answer<R>
+    where
+        R::Reply: Default,
+    {
         self.calls.lock().unwrap().push(Call {
             op: R::NAME,
             request: Box::new(request.clone()),
@@ -170,42 +167,7 @@ impl FakeBackend {
     }
 }
 
-macro_rules! fake_ops {
-    ($($method:ident($request:ty) -> $reply:ty, $name:literal;)*) => {
-        $(
-            impl Op for $request {
-                const NAME: &'static str = $name;
-                type Reply = $reply;
-            }
-        )*
-
-        #[tonic::async_trait]
-        impl Backend for FakeBackend {
-            $(
-                async fn $method(&self, request: $request) -> Answer<$request> {
-                    self.answer(request).await
-                }
-            )*
-        }
-    };
-}
-
-fake_ops! {
-    open(OpenRequest) -> OpenReply, "open";
-    navigate(NavigateRequest) -> NavigateReply, "navigate";
-    evaluate(EvaluateRequest) -> EvaluateReply, "evaluate";
-    tap(TapRequest) -> TapReply, "tap";
-    r#type(TypeRequest) -> TypeReply, "type";
-    key(KeyRequest) -> KeyReply, "key";
-    scroll(ScrollRequest) -> ScrollReply, "scroll";
-    back(BackRequest) -> BackReply, "back";
-    settle(SettleRequest) -> SettleReply, "settle";
-    screenshot(ScreenshotRequest) -> ScreenshotReply, "screenshot";
-    state(StateRequest) -> StateReply, "state";
-    fetch(FetchRequest) -> FetchReply, "fetch";
-    profile(ProfileRequest) -> ProfileReply, "profile";
-    close(CloseRequest) -> CloseReply, "close";
-}
+nanomuse_proto::backend_through!(FakeBackend, answer);
 
 /// A page as the listing scripts see it: its address, title and interactive elements. Shared:
 /// a test changes it (from a responder, say a tap's) and the next listing shows the change.
@@ -340,7 +302,7 @@ impl Harness {
         let store = Arc::new(SledStore::temporary().unwrap());
         let record = ThreadRecord {
             workspace: "ws".into(),
-            backend: "playwright".into(),
+            backend: crate::config::BackendChoice::Chromium,
             profile: ProfileSetting::desktop(),
         };
         store.put_thread(TENANT, THREAD, &record).unwrap();
@@ -367,6 +329,7 @@ impl Harness {
             thread: THREAD,
             record: self.record.clone(),
             settle_ms: 1_000,
+            navigate_ms: 30_000,
             pending_frame: None,
             url_policy: UrlPolicy::default(),
             refused: Default::default(),

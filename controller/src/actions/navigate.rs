@@ -84,6 +84,7 @@ mod tests {
         assert_eq!(h.backend.ops(), ["navigate", "settle", "evaluate"]);
         let asked = &h.backend.requests::<NavigateRequest>()[0];
         assert_eq!(asked.url, "https://shop.example/");
+        assert_eq!(asked.timeout_ms, 30_000);
         assert_eq!(asked.session, session());
         assert_eq!(
             reply.text,
