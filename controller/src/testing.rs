@@ -1,8 +1,10 @@
 //! Fakes for the controller's unit tests (compiled for tests only): [`FakeBackend`], whose every
 //! op answers as the test scripts it and records what it was asked; [`FakePage`], the page it
-//! shows the listing scripts; and [`Harness`], an action's [`Ctx`] over them and a temporary
-//! store. With these the actions, their dispatch and the scheduler are tested without Chromium,
-//! on tokio's paused clock where time matters.
+//! shows the listing scripts; [`Harness`], an action's [`Ctx`] over them and a temporary store
+//! (sled's in-memory one: fast enough that no second store is needed); [`scheduler`]; and
+//! [`FakeTransfer`], a worker's profile transfer for drains. With these the actions, their
+//! dispatch and the scheduler are tested without Chromium, on tokio's paused clock where time
+//! matters (the scheduler and the holds keep time with `tokio::time::Instant`).
 
 use std::any::Any;
 use std::collections::{HashMap, VecDeque};
