@@ -509,3 +509,494 @@ async fn capture_frame(
         tracing::warn!(thread, %error, "frame not captured");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use nanomuse_proto::*;
+    use tokio::time::Instant;
+
+    use super::*;
+    use crate::store::SledStore;
+    use crate::testing::{FakeBackend, FakePage, page_info};
+
+    const TENANT: &str = "tenant-a";
+
+    struct Setup {
+        controller: Controller,
+        backend: Arc<FakeBackend>,
+    }
+
+    /// A controller with one in-process worker "w1" of `capacity` on a fake backend.
+    fn setup(capacity: u32, configure: impl FnOnce(&mut Config)) -> Setup {
+        let mut config = Config::default();
+        config.controller.url_policy.hosted = Some(false);
+        config.controller.settle_ms = 1_000;
+        configure(&mut config);
+        let store = Arc::new(SledStore::temporary().unwrap());
+        let controller = Controller::new(Arc::new(config), store).unwrap();
+        let backend =
+            FakeBackend::showing(&FakePage::new("https://x.example/", "X", &[("link", "A")]));
+        controller
+            .scheduler
+            .register_local("w1", capacity, backend.clone());
+        Setup {
+            controller,
+            backend,
+        }
+    }
+
+    fn request(thread: &str, action: Action) -> ActRequest {
+        ActRequest {
+            thread: thread.into(),
+            action: Some(action),
+            ..Default::default()
+        }
+    }
+
+    fn navigate(url: &str) -> Action {
+        Action::Navigate(NavigateAction { url: url.into() })
+    }
+
+    #[tokio::test]
+    async fn each_action_reaches_its_handler_on_the_workspace_worker() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |_| {});
+        backend.reply::<NavigateRequest>(NavigateReply {
+            page: page_info("https://x.example/", "X"),
+            ..Default::default()
+        });
+        let reply = controller
+            .act(TENANT, request("t1", navigate("https://x.example/")))
+            .await
+            .unwrap();
+        assert_eq!(reply.backend, "worker:w1");
+        let record = controller.known_thread(TENANT, "t1").unwrap();
+        assert_eq!(
+            (record.workspace.as_str(), record.backend.as_str()),
+            ("default", "auto")
+        );
+        // The promised frame is captured after the reply, by the same worker.
+        controller.drain().await;
+        assert_eq!(
+            backend.ops(),
+            ["navigate", "settle", "evaluate", "screenshot"]
+        );
+        let frame = reply.frame.unwrap();
+        let stored = controller.frame(TENANT, "t1", &frame.id).await.unwrap();
+        assert_eq!(stored.caption, "Opened https://x.example/");
+        for (action, first_op) in [
+            (Action::Extract(ExtractAction {}), "evaluate"),
+            (Action::Key(KeyAction { key: "Tab".into() }), "key"),
+            (Action::Scroll(ScrollAction { dy: 100.0 }), "scroll"),
+            (Action::Back(BackAction {}), "back"),
+            (
+                Action::Wait(WaitAction {
+                    seconds: 0.01,
+                    text: String::new(),
+                }),
+                "settle",
+            ),
+            (
+                Action::Fetch(FetchAction {
+                    url: "https://x.example/api".into(),
+                    ..Default::default()
+                }),
+                "fetch",
+            ),
+            (
+                Action::Profile(ProfileAction {
+                    kind: Some(profile_action::Kind::Mobile(true)),
+                }),
+                "profile",
+            ),
+            (Action::State(StateAction {}), "state"),
+            (Action::Close(CloseAction {}), "close"),
+        ] {
+            // The last action's frame is captured first.
+            controller.drain().await;
+            backend.forget_calls();
+            let name = actions::name_of(&action);
+            let reply = controller.act(TENANT, request("t1", action)).await.unwrap();
+            assert_eq!(reply.backend, "worker:w1", "{name}");
+            assert_eq!(backend.ops()[0], first_op, "{name}");
+        }
+    }
+
+    #[tokio::test]
+    async fn threads_of_another_tenant_or_never_started_are_not_found() {
+        let Setup { controller, .. } = setup(4, |_| {});
+        controller
+            .act(TENANT, request("t1", Action::State(StateAction {})))
+            .await
+            .unwrap();
+        let not_found = |result: Result<ThreadRecord>| {
+            assert!(
+                matches!(result, Err(ControllerError::NotFound(ref m)) if m.contains("there is no thread")),
+                "{result:?}"
+            )
+        };
+        not_found(controller.known_thread("tenant-b", "t1"));
+        not_found(controller.known_thread(TENANT, "t2"));
+        not_found(controller.set_backend(TENANT, "t2", "device").await);
+        assert!(matches!(
+            controller.frame("tenant-b", "t1", "").await,
+            Err(ControllerError::NotFound(_))
+        ));
+        assert!(matches!(
+            controller.frame(TENANT, "t1", "f-none").await,
+            Err(ControllerError::NotFound(_))
+        ));
+        assert!(controller.store().threads("tenant-b").unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn bad_requests_change_nothing() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |_| {});
+        let bad = [
+            ActRequest {
+                thread: "t1".into(),
+                ..Default::default()
+            },
+            request("../t1", Action::State(StateAction {})),
+            ActRequest {
+                backend: "chrome".into(),
+                ..request("t1", Action::State(StateAction {}))
+            },
+            ActRequest {
+                workspace: "a/b".into(),
+                ..request("t1", Action::State(StateAction {}))
+            },
+            request(
+                "t1",
+                Action::Key(KeyAction {
+                    key: "Enter\u{7}".into(),
+                }),
+            ),
+            request(
+                "t1",
+                Action::HandOver(HandOverAction { reason: " ".into() }),
+            ),
+            request("t1", navigate("javascript:alert(1)")),
+            request(
+                "t1",
+                Action::Fetch(FetchAction {
+                    url: "file:///etc/passwd".into(),
+                    ..Default::default()
+                }),
+            ),
+        ];
+        for request in bad {
+            let described = format!("{request:?}");
+            let reply = controller.act(TENANT, request).await;
+            assert!(
+                matches!(reply, Err(ControllerError::InvalidArgument(_))),
+                "{described}: {reply:?}"
+            );
+        }
+        assert!(backend.ops().is_empty());
+        assert!(controller.store().threads(TENANT).unwrap().is_empty());
+        assert!(controller.holds.open_holds(TENANT).is_empty());
+        assert!(
+            controller
+                .store()
+                .placement(TENANT, "default")
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[tokio::test]
+    async fn the_browser_switched_off_does_nothing() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |config| config.browser.enabled = false);
+        let reply = controller
+            .act(TENANT, request("t1", navigate("https://x.example/")))
+            .await;
+        assert!(matches!(reply, Err(ControllerError::Unavailable(_))));
+        assert!(backend.ops().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_thread_keeps_its_workspace() {
+        let Setup { controller, .. } = setup(4, |_| {});
+        let first = ActRequest {
+            workspace: "shop".into(),
+            ..request("t1", Action::State(StateAction {}))
+        };
+        controller.act(TENANT, first).await.unwrap();
+        let moved = ActRequest {
+            workspace: "bank".into(),
+            ..request("t1", Action::State(StateAction {}))
+        };
+        let reply = controller.act(TENANT, moved).await;
+        assert!(
+            matches!(reply, Err(ControllerError::InvalidArgument(ref m)) if m.contains("a thread keeps its workspace")),
+            "{reply:?}"
+        );
+        assert_eq!(
+            controller.known_thread(TENANT, "t1").unwrap().workspace,
+            "shop"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_action_on_a_thread_handed_over_waits_for_done() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |_| {});
+        let handed = controller
+            .act(
+                TENANT,
+                request(
+                    "t1",
+                    Action::HandOver(HandOverAction {
+                        reason: "sign in".into(),
+                    }),
+                ),
+            )
+            .await
+            .unwrap();
+        assert!(handed.text.starts_with("The page is with the user now"));
+        assert!(backend.ops().is_empty());
+        let next = controller.act(TENANT, request("t1", Action::State(StateAction {})));
+        tokio::pin!(next);
+        // Other threads go on meanwhile.
+        controller
+            .act(TENANT, request("t2", Action::State(StateAction {})))
+            .await
+            .unwrap();
+        backend.forget_calls();
+        for _ in 0..10 {
+            assert!(futures::poll!(next.as_mut()).is_pending());
+            tokio::task::yield_now().await;
+        }
+        assert!(backend.ops().is_empty());
+        let hold = controller.holds.open_hold(TENANT, "t1").unwrap();
+        controller.holds.done(TENANT, &hold.id).await.unwrap();
+        let reply = next.await.unwrap();
+        assert!(
+            reply
+                .text
+                .starts_with("The user handed the page back (they had it to: sign in)"),
+            "{}",
+            reply.text
+        );
+        assert_eq!(backend.ops(), ["state"]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn actions_past_a_full_worker_queue_then_are_refused_past_the_deadline() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(1, |config| config.controller.queue_deadline_ms = 1_000);
+        // Within the deadline: the second action waits for the slot, then runs.
+        backend.delay::<StateRequest>(Duration::from_millis(600));
+        let started = Instant::now();
+        let (a, b) = tokio::join!(
+            controller.act(TENANT, request("t1", Action::State(StateAction {}))),
+            controller.act(TENANT, request("t2", Action::State(StateAction {}))),
+        );
+        a.unwrap();
+        b.unwrap();
+        assert!(started.elapsed() >= Duration::from_millis(1_200));
+        assert_eq!(backend.most_at_once(), 1);
+        // Past it: refused, saying why.
+        backend.delay::<StateRequest>(Duration::from_secs(5));
+        let (a, b) = tokio::join!(
+            controller.act(TENANT, request("t1", Action::State(StateAction {}))),
+            controller.act(TENANT, request("t2", Action::State(StateAction {}))),
+        );
+        let refused = match (a, b) {
+            (Ok(_), Err(error)) | (Err(error), Ok(_)) => error,
+            other => panic!("{other:?}"),
+        };
+        assert!(
+            matches!(&refused, ControllerError::ResourceExhausted(m)
+                if m == "every browser slot of worker w1 is busy and none freed within 1000 ms; \
+                         try again shortly"),
+            "{refused:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_worker_slot_is_held_until_the_promised_frame_is_taken() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(1, |_| {});
+        backend.delay::<ScreenshotRequest>(Duration::from_secs(2));
+        let started = Instant::now();
+        let reply = controller
+            .act(
+                TENANT,
+                request("t1", Action::Key(KeyAction { key: "Tab".into() })),
+            )
+            .await
+            .unwrap();
+        // The reply does not wait for the picture…
+        assert!(started.elapsed() < Duration::from_secs(1));
+        let frame_id = reply.frame.unwrap().id;
+        // …but asking for it does, and so does the worker's next action.
+        let frame = controller.frame(TENANT, "t1", &frame_id).await.unwrap();
+        assert!(started.elapsed() >= Duration::from_secs(2));
+        assert_eq!(frame.caption, "Pressed Tab");
+        let started = Instant::now();
+        backend.delay::<ScreenshotRequest>(Duration::from_secs(2));
+        controller
+            .act(
+                TENANT,
+                request("t1", Action::Key(KeyAction { key: "Tab".into() })),
+            )
+            .await
+            .unwrap();
+        controller
+            .act(TENANT, request("t2", Action::State(StateAction {})))
+            .await
+            .unwrap();
+        assert!(started.elapsed() >= Duration::from_secs(2));
+        assert_eq!(backend.most_at_once(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_action_on_a_hold_never_handed_back_goes_on_after_the_hold_timeout() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |config| config.controller.hold_timeout_ms = 120_000);
+        let hand_over = Action::HandOver(HandOverAction {
+            reason: "solve the CAPTCHA".into(),
+        });
+        controller
+            .act(TENANT, request("t1", hand_over))
+            .await
+            .unwrap();
+        let started = Instant::now();
+        let reply = controller
+            .act(TENANT, request("t1", Action::State(StateAction {})))
+            .await
+            .unwrap();
+        assert!(started.elapsed() >= Duration::from_secs(120));
+        assert!(
+            reply.text.starts_with(
+                "The user did not come back within 2 minutes (they had the page to: solve the \
+                 CAPTCHA); going on with the page as it is."
+            ),
+            "{}",
+            reply.text
+        );
+        assert_eq!(backend.ops(), ["state"]);
+        assert!(controller.holds.open_holds(TENANT).is_empty());
+    }
+
+    #[tokio::test]
+    async fn quotas_refuse_new_threads_workspaces_and_actions_and_change_nothing() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |config| {
+            config.controller.quotas.threads = 2;
+            config.controller.quotas.profiles = 1;
+        });
+        let state = || Action::State(StateAction {});
+        controller
+            .act(TENANT, request("t1", state()))
+            .await
+            .unwrap();
+        let other_workspace = ActRequest {
+            workspace: "bank".into(),
+            ..request("t2", state())
+        };
+        let refused = controller.act(TENANT, other_workspace).await;
+        assert!(
+            matches!(&refused, Err(ControllerError::ResourceExhausted(m)) if m.contains("controller.quotas.profiles")),
+            "{refused:?}"
+        );
+        controller
+            .act(TENANT, request("t2", state()))
+            .await
+            .unwrap();
+        let refused = controller.act(TENANT, request("t3", state())).await;
+        assert!(
+            matches!(&refused, Err(ControllerError::ResourceExhausted(m)) if m.contains("controller.quotas.threads")),
+            "{refused:?}"
+        );
+        // Another tenant has quotas of its own.
+        controller
+            .act("tenant-b", request("t3", state()))
+            .await
+            .unwrap();
+        assert_eq!(controller.store().threads(TENANT).unwrap().len(), 2);
+        assert_eq!(backend.ops(), ["state", "state", "state"]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn actions_past_the_in_flight_quota_are_refused_at_once() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |config| config.controller.quotas.actions_in_flight = 1);
+        backend.delay::<StateRequest>(Duration::from_secs(1));
+        let first = controller.act(TENANT, request("t1", Action::State(StateAction {})));
+        tokio::pin!(first);
+        while backend.ops().is_empty() {
+            assert!(futures::poll!(first.as_mut()).is_pending());
+            tokio::task::yield_now().await;
+        }
+        let refused = controller
+            .act(TENANT, request("t2", Action::State(StateAction {})))
+            .await;
+        assert!(
+            matches!(&refused, Err(ControllerError::ResourceExhausted(m)) if m.contains("actions_in_flight")),
+            "{refused:?}"
+        );
+        first.await.unwrap();
+        assert_eq!(backend.ops(), ["state"]);
+        assert!(controller.known_thread(TENANT, "t2").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_thread_on_the_phone_with_no_phone_connected_is_unavailable() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |_| {});
+        let on_phone = ActRequest {
+            backend: "device".into(),
+            ..request("t1", Action::State(StateAction {}))
+        };
+        let refused = controller.act(TENANT, on_phone).await;
+        assert!(
+            matches!(&refused, Err(ControllerError::Unavailable(m)) if m.contains("no phone with a browser is connected")),
+            "{refused:?}"
+        );
+        assert!(backend.ops().is_empty());
+        // Moved back to the workers, it runs there; a backend that does not exist is refused.
+        controller
+            .set_backend(TENANT, "t1", "playwright")
+            .await
+            .unwrap();
+        controller
+            .act(TENANT, request("t1", Action::State(StateAction {})))
+            .await
+            .unwrap();
+        assert!(matches!(
+            controller.set_backend(TENANT, "t1", "chrome").await,
+            Err(ControllerError::InvalidArgument(_))
+        ));
+        assert_eq!(
+            controller.known_thread(TENANT, "t1").unwrap().backend,
+            crate::config::BackendChoice::Chromium
+        );
+    }
+}

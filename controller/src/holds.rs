@@ -408,6 +408,24 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_tenant_past_its_open_holds_quota_opens_no_more() {
+        let holds = holds(Duration::from_secs(600)).with_quota(2);
+        holds.open("a", "t1", "x", OpenedBy::Agent).await.unwrap();
+        holds.open("a", "t2", "x", OpenedBy::User).await.unwrap();
+        let refused = holds.open("a", "t3", "x", OpenedBy::Agent).await;
+        assert!(
+            matches!(&refused, Err(ControllerError::ResourceExhausted(m)) if m.starts_with("2 holds are open already")),
+            "{refused:?}"
+        );
+        assert!(holds.open_hold("a", "t3").is_none());
+        // Another tenant's holds are its own; one handed back frees a place.
+        holds.open("b", "t1", "x", OpenedBy::Agent).await.unwrap();
+        holds.hand_back("a", "t1").await.unwrap();
+        holds.open("a", "t3", "x", OpenedBy::Agent).await.unwrap();
+        assert_eq!(holds.open_count(), 3);
+    }
+
+    #[tokio::test]
     async fn bad_requests_change_nothing() {
         let holds = holds(Duration::from_secs(600));
         assert!(matches!(

@@ -22,6 +22,8 @@ pub mod service;
 pub mod store;
 pub mod takeover;
 pub mod tenants;
+#[cfg(test)]
+mod testing;
 pub mod url_policy;
 
 use std::sync::Arc;

@@ -29,3 +29,105 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
     };
     Ok(ctx.page_reply(head, listing, frame))
 }
+
+#[cfg(test)]
+mod tests {
+    use nanomuse_proto::act_request::Action;
+    use nanomuse_proto::{ClickAction, EvaluateRequest, TapReply, TapRequest};
+
+    use crate::error::ControllerError;
+    use crate::listing::RESOLVE_JS;
+    use crate::testing::*;
+
+    fn click(n: i64) -> Action {
+        Action::Click(ClickAction { n })
+    }
+
+    fn shop() -> FakePage {
+        FakePage::new(
+            "https://shop.example/",
+            "Shop",
+            &[("button", "Add"), ("link", "Cart")],
+        )
+    }
+
+    #[tokio::test]
+    async fn taps_the_listed_element_and_says_where_the_page_went() {
+        let page = shop();
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let moved = page.clone();
+        h.backend.on::<TapRequest>(move |_| {
+            moved.set("https://shop.example/cart", "Cart", &[("button", "Pay")]);
+            Ok(TapReply {})
+        });
+        let (reply, frame) = h.ok(click(2)).await;
+        assert_eq!(h.backend.ops(), ["evaluate", "tap", "settle", "evaluate"]);
+        let resolve = &h.backend.requests::<EvaluateRequest>()[0];
+        assert_eq!(resolve.js, RESOLVE_JS);
+        let tap = &h.backend.requests::<TapRequest>()[0];
+        // The fake puts element n at (10n, 20n).
+        assert_eq!((tap.x, tap.y), (20.0, 40.0));
+        assert_eq!(tap.session, session());
+        assert_eq!(
+            reply.text,
+            "Clicked 'Cart' → now at https://shop.example/cart (Cart)\n[1] button \"Pay\""
+        );
+        assert_eq!(frame.unwrap().caption, "Clicked 'Cart'");
+        assert_eq!(h.listed_url().as_deref(), Some("https://shop.example/cart"));
+    }
+
+    #[tokio::test]
+    async fn a_click_that_stays_on_the_page_says_so() {
+        let h = Harness::showing(&shop());
+        h.list_first().await;
+        let (reply, _) = h.ok(click(1)).await;
+        assert!(
+            reply.text.starts_with("Clicked 'Add'.\n[1] button"),
+            "{}",
+            reply.text
+        );
+    }
+
+    #[tokio::test]
+    async fn a_number_outside_the_listing_changes_nothing() {
+        let h = Harness::showing(&shop());
+        h.list_first().await;
+        for n in [0, 3, -1] {
+            let (reply, _) = h.act(click(n)).await;
+            let Err(ControllerError::InvalidArgument(message)) = reply else {
+                panic!("{reply:?}")
+            };
+            assert_eq!(
+                message,
+                format!("element {n} is not in the last listing, which numbers 1 to 2")
+            );
+        }
+        assert!(h.backend.ops().is_empty());
+    }
+
+    #[tokio::test]
+    async fn without_a_listing_nothing_is_tapped() {
+        let h = Harness::showing(&shop());
+        let (reply, _) = h.act(click(1)).await;
+        assert!(
+            matches!(reply, Err(ControllerError::StaleListing(ref m)) if m.starts_with("there is no listing")),
+            "{reply:?}"
+        );
+        assert!(h.backend.ops().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_page_that_changed_since_the_listing_is_not_tapped() {
+        let page = shop();
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        page.set("https://shop.example/other", "Other", &[("link", "Home")]);
+        let (reply, _) = h.act(click(1)).await;
+        assert!(
+            matches!(reply, Err(ControllerError::StaleListing(ref m)) if m.contains("the page changed")),
+            "{reply:?}"
+        );
+        assert_eq!(h.backend.ops(), ["evaluate"]);
+    }
+}

@@ -27,3 +27,60 @@ pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
         ..Default::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use nanomuse_proto::act_request::Action;
+    use nanomuse_proto::{BackendError, EvaluateRequest, ExtractAction};
+    use serde_json::json;
+
+    use super::*;
+    use crate::error::ControllerError;
+    use crate::testing::*;
+
+    #[tokio::test]
+    async fn the_readable_text_without_a_frame_truncated_when_long() {
+        let h = Harness::new(FakeBackend::new());
+        h.backend.reply::<EvaluateRequest>(evaluated(json!({
+            "url": "https://x.example/a", "title": "A", "text": "  Hello, world.\n ",
+        })));
+        let (reply, frame) = h.ok(Action::Extract(ExtractAction {})).await;
+        assert_eq!(h.backend.ops(), ["evaluate"]);
+        assert_eq!(h.backend.requests::<EvaluateRequest>()[0].js, TEXT_JS);
+        assert_eq!(reply.text, "A — https://x.example/a\n\nHello, world.");
+        assert_eq!(
+            (reply.url.as_str(), reply.title.as_str()),
+            ("https://x.example/a", "A")
+        );
+        assert!(frame.is_none() && reply.frame.is_none());
+        let long = "é".repeat(EXTRACT_CHARS + 5);
+        h.backend.reply::<EvaluateRequest>(evaluated(json!({
+            "url": "https://x.example/b", "title": "B", "text": long,
+        })));
+        let (reply, _) = h.ok(Action::Extract(ExtractAction {})).await;
+        assert!(
+            reply.text.ends_with("é\n[… 5 more characters]"),
+            "{}",
+            &reply.text[reply.text.len() - 40..]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_page_gone_is_reopened_and_a_failing_script_is_reported() {
+        let h = Harness::new(FakeBackend::new());
+        h.backend
+            .fail::<EvaluateRequest>(BackendError::NotFound("no page".into()));
+        h.backend
+            .fail::<EvaluateRequest>(BackendError::FailedPrecondition(
+                "the page's script threw: TypeError".into(),
+            ));
+        let (reply, _) = h.act(Action::Extract(ExtractAction {})).await;
+        assert_eq!(h.backend.ops(), ["evaluate", "open", "evaluate"]);
+        assert!(matches!(
+            reply,
+            Err(ControllerError::Backend(BackendError::FailedPrecondition(
+                _
+            )))
+        ));
+    }
+}

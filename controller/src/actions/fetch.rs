@@ -50,3 +50,98 @@ pub async fn run(ctx: &mut Ctx<'_>, action: FetchAction) -> Result<ActReply> {
         ..Default::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use nanomuse_proto::act_request::Action;
+    use nanomuse_proto::{FetchAction, FetchReply, FetchRequest, Header};
+
+    use super::*;
+    use crate::testing::*;
+
+    fn header(name: &str, value: &str) -> Header {
+        Header {
+            name: name.into(),
+            value: value.into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn sends_the_request_and_reports_status_headers_and_body() {
+        let h = Harness::new(FakeBackend::new());
+        h.backend.reply::<FetchRequest>(FetchReply {
+            status: 201,
+            headers: vec![header("content-type", "application/json")],
+            body: br#"{"id":7}"#.to_vec(),
+            url: "https://api.example/orders".into(),
+        });
+        let (reply, frame) = h
+            .ok(Action::Fetch(FetchAction {
+                url: " https://api.example/orders ".into(),
+                method: "POST".into(),
+                body: r#"{"item":"milk"}"#.into(),
+                headers: vec![header("x-csrf", "abc")],
+            }))
+            .await;
+        let sent = &h.backend.requests::<FetchRequest>()[0];
+        assert_eq!(h.backend.ops(), ["fetch"]);
+        assert_eq!(
+            (
+                sent.url.as_str(),
+                sent.method.as_str(),
+                sent.body.as_slice()
+            ),
+            (
+                "https://api.example/orders",
+                "POST",
+                br#"{"item":"milk"}"#.as_slice()
+            )
+        );
+        assert_eq!(sent.headers, [header("x-csrf", "abc")]);
+        assert_eq!(
+            reply.text,
+            "HTTP 201 from https://api.example/orders\ncontent-type: application/json\n\n{\"id\":7}"
+        );
+        let result = reply.fetch.unwrap();
+        assert_eq!(
+            (result.status, result.truncated, result.body_bytes),
+            (201, false, 8)
+        );
+        assert!(frame.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_long_body_is_truncated_and_says_so() {
+        let h = Harness::new(FakeBackend::new());
+        h.backend.reply::<FetchRequest>(FetchReply {
+            status: 200,
+            body: vec![b'a'; BODY_CHARS + 10],
+            ..Default::default()
+        });
+        let (reply, _) = h
+            .ok(Action::Fetch(FetchAction {
+                url: "https://x.example/big".into(),
+                ..Default::default()
+            }))
+            .await;
+        let result = reply.fetch.unwrap();
+        assert!(result.truncated);
+        assert_eq!(result.body_bytes, (BODY_CHARS + 10) as u64);
+        assert!(result.body.ends_with("[… 10 more characters]"));
+    }
+
+    #[tokio::test]
+    async fn no_url_changes_nothing() {
+        let h = Harness::new(FakeBackend::new());
+        let (reply, _) = h
+            .act(Action::Fetch(FetchAction {
+                url: " ".into(),
+                ..Default::default()
+            }))
+            .await;
+        assert!(
+            matches!(reply, Err(ControllerError::InvalidArgument(ref m)) if m.contains("fetch needs a URL"))
+        );
+        assert!(h.backend.ops().is_empty());
+    }
+}

@@ -35,3 +35,64 @@ pub async fn run(
         ..Default::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::error::ControllerError;
+    use crate::store::SledStore;
+
+    fn hand_over(reason: &str) -> HandOverAction {
+        HandOverAction {
+            reason: reason.into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn opens_a_hold_once_and_says_the_next_action_waits() {
+        let holds = Holds::load(
+            Arc::new(SledStore::temporary().unwrap()),
+            Duration::from_secs(300),
+        )
+        .unwrap();
+        let reply = run(&holds, "a", "t", &hand_over("sign in to x.example"))
+            .await
+            .unwrap();
+        let hold = holds.open_hold("a", "t").unwrap();
+        assert_eq!(hold.reason, "sign in to x.example");
+        assert_eq!(
+            reply.text,
+            format!(
+                "The page is with the user now ({}: sign in to x.example). Your next browser \
+                 action on this thread waits until they press Done (at most 5 min); do not ask \
+                 them for passwords or codes.",
+                hold.id
+            )
+        );
+        let again = run(&holds, "a", "t", &hand_over("other")).await.unwrap();
+        assert!(
+            again.text.starts_with(&format!(
+                "The page is already with the user ({}: sign in to x.example)",
+                hold.id
+            )),
+            "{}",
+            again.text
+        );
+        assert_eq!(holds.open_holds("a").len(), 1);
+    }
+
+    #[tokio::test]
+    async fn no_reason_opens_no_hold() {
+        let holds = Holds::load(
+            Arc::new(SledStore::temporary().unwrap()),
+            Duration::from_secs(300),
+        )
+        .unwrap();
+        let reply = run(&holds, "a", "t", &hand_over("  ")).await;
+        assert!(matches!(reply, Err(ControllerError::InvalidArgument(_))));
+        assert!(holds.open_hold("a", "t").is_none());
+    }
+}

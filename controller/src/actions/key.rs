@@ -18,3 +18,46 @@ pub async fn run(ctx: &mut Ctx<'_>, action: KeyAction) -> Result<ActReply> {
     ctx.after_change(caption.clone(), format!("{caption}."))
         .await
 }
+
+#[cfg(test)]
+mod tests {
+    use nanomuse_proto::act_request::Action;
+    use nanomuse_proto::{BackendError, KeyAction, KeyRequest};
+
+    use crate::error::ControllerError;
+    use crate::testing::*;
+
+    fn key(key: &str) -> Action {
+        Action::Key(KeyAction { key: key.into() })
+    }
+
+    #[tokio::test]
+    async fn presses_the_key_then_lists_the_page() {
+        let h = Harness::showing(&FakePage::new("https://x.example/", "X", &[("link", "A")]));
+        let (reply, frame) = h.ok(key("Enter")).await;
+        assert_eq!(h.backend.ops(), ["key", "settle", "evaluate"]);
+        let pressed = &h.backend.requests::<KeyRequest>()[0];
+        assert_eq!(
+            (pressed.key.as_str(), &pressed.session),
+            ("Enter", &session())
+        );
+        assert_eq!(reply.text, "Pressed Enter.\n[1] link \"A\"");
+        assert_eq!(frame.unwrap().caption, "Pressed Enter");
+    }
+
+    #[tokio::test]
+    async fn a_key_the_backend_does_not_know_lists_nothing() {
+        let h = Harness::showing(&FakePage::new("https://x.example/", "X", &[]));
+        h.backend.fail::<KeyRequest>(BackendError::InvalidArgument(
+            "unknown key \"Hyper\"".into(),
+        ));
+        let (reply, frame) = h.act(key("Hyper")).await;
+        assert!(matches!(
+            reply,
+            Err(ControllerError::Backend(BackendError::InvalidArgument(ref m))) if m == "unknown key \"Hyper\""
+        ));
+        assert!(frame.is_none());
+        assert_eq!(h.backend.ops(), ["key"]);
+        assert_eq!(h.listed_url(), None);
+    }
+}

@@ -71,3 +71,78 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ProfileAction) -> Result<ActReply> {
 fn frame_size(frame: &nanomuse_proto::FrameRef) -> String {
     format!("{}×{}", frame.width, frame.height)
 }
+
+#[cfg(test)]
+mod tests {
+    use nanomuse_proto::act_request::Action;
+    use nanomuse_proto::{CustomProfile, ProfileAction, ProfileRequest};
+
+    use super::*;
+    use crate::testing::*;
+
+    fn profile(kind: Option<Kind>) -> Action {
+        Action::Profile(ProfileAction { kind })
+    }
+
+    #[tokio::test]
+    async fn switches_live_and_the_thread_keeps_it() {
+        let h = Harness::showing(&FakePage::new("https://x.example/", "X", &[("link", "A")]));
+        let (reply, frame) = h.ok(profile(Some(Kind::Mobile(true)))).await;
+        assert_eq!(h.backend.ops(), ["profile", "evaluate"]);
+        let asked = &h.backend.requests::<ProfileRequest>()[0];
+        assert!(asked.mobile);
+        assert_eq!(asked.session, session());
+        assert!(
+            reply
+                .text
+                .starts_with("Now presenting as mobile (412×915).\n[1]"),
+            "{}",
+            reply.text
+        );
+        assert_eq!(frame.unwrap().caption, "Switched profile");
+        let kept = h.store.thread(TENANT, THREAD).unwrap().unwrap();
+        assert_eq!(kept.profile, ProfileSetting::mobile());
+    }
+
+    #[tokio::test]
+    async fn a_custom_profile_names_its_size() {
+        let h = Harness::showing(&FakePage::new("https://x.example/", "X", &[]));
+        let custom = CustomProfile {
+            user_agent: "Bot/1".into(),
+            width: 800,
+            height: 600,
+            mobile: false,
+        };
+        let (reply, _) = h.ok(profile(Some(Kind::Custom(custom)))).await;
+        let asked = &h.backend.requests::<ProfileRequest>()[0];
+        assert_eq!(
+            (asked.user_agent.as_str(), asked.width, asked.height),
+            ("Bot/1", 800, 600)
+        );
+        assert!(
+            reply
+                .text
+                .starts_with("Now presenting as desktop (800×600).")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_size_out_of_range_or_no_kind_changes_nothing() {
+        let h = Harness::showing(&FakePage::new("https://x.example/", "X", &[]));
+        let tiny = CustomProfile {
+            width: 1,
+            height: 600,
+            ..Default::default()
+        };
+        let (reply, _) = h.act(profile(Some(Kind::Custom(tiny)))).await;
+        assert!(
+            matches!(reply, Err(ControllerError::InvalidArgument(ref m)) if m.starts_with("a custom profile's width 1 is out of range")),
+            "{reply:?}"
+        );
+        let (reply, _) = h.act(profile(None)).await;
+        assert!(matches!(reply, Err(ControllerError::InvalidArgument(_))));
+        assert!(h.backend.ops().is_empty());
+        let kept = h.store.thread(TENANT, THREAD).unwrap().unwrap();
+        assert_eq!(kept.profile, ProfileSetting::desktop());
+    }
+}

@@ -28,3 +28,48 @@ pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
         ..Default::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use nanomuse_proto::act_request::Action;
+    use nanomuse_proto::{BackendError, StateAction, StateReply, StateRequest};
+
+    use crate::testing::*;
+
+    #[tokio::test]
+    async fn says_where_the_page_is_without_a_frame() {
+        let h = Harness::new(FakeBackend::new());
+        let state = StateReply {
+            url: "https://x.example/".into(),
+            title: "X".into(),
+            width: 1280,
+            height: 900,
+            loading: true,
+            user_control: false,
+            host: "worker-a".into(),
+        };
+        h.backend.reply::<StateRequest>(state.clone());
+        let (reply, frame) = h.ok(Action::State(StateAction {})).await;
+        assert_eq!(h.backend.ops(), ["state"]);
+        assert_eq!(
+            reply.text,
+            "X — https://x.example/ (still loading); 1280×900 on worker-a"
+        );
+        assert!(frame.is_none() && reply.frame.is_none());
+        h.backend.reply::<StateRequest>(StateReply {
+            loading: false,
+            ..state
+        });
+        let (reply, _) = h.ok(Action::State(StateAction {})).await;
+        assert_eq!(reply.text, "X — https://x.example/; 1280×900 on worker-a");
+    }
+
+    #[tokio::test]
+    async fn a_thread_without_a_page_gets_one_opened() {
+        let h = Harness::new(FakeBackend::new());
+        h.backend
+            .fail::<StateRequest>(BackendError::NotFound("no page".into()));
+        h.ok(Action::State(StateAction {})).await;
+        assert_eq!(h.backend.ops(), ["state", "open", "state"]);
+    }
+}

@@ -77,7 +77,12 @@ fn refuse_what_takes_no_text(listing: &Listing, n: i64) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use nanomuse_proto::EvaluateRequest;
+    use nanomuse_proto::act_request::Action;
+    use serde_json::Value;
+
     use super::*;
+    use crate::testing::*;
 
     fn listing(kinds: &[(&str, &str)]) -> Listing {
         Listing {
@@ -153,5 +158,62 @@ mod tests {
                 .ends_with("no element of the last listing does; scroll or look again for a field"),
             "{error}"
         );
+    }
+
+    fn type_into(n: i64, text: &str) -> Action {
+        Action::Type(TypeAction {
+            n,
+            text: text.into(),
+        })
+    }
+
+    async fn form() -> Harness {
+        let h = Harness::showing(&FakePage::new(
+            "https://x.example/login",
+            "Sign in",
+            &[("input:email", "Email"), ("button", "Go")],
+        ));
+        h.list_first().await;
+        h
+    }
+
+    #[tokio::test]
+    async fn focuses_the_field_types_and_never_echoes_the_text() {
+        let h = form().await;
+        let (reply, frame) = h.ok(type_into(1, "me@x.example")).await;
+        assert_eq!(h.backend.ops(), ["evaluate", "type", "settle", "evaluate"]);
+        let resolve = &h.backend.requests::<EvaluateRequest>()[0];
+        let arg: Value = serde_json::from_str(&resolve.arg_json).unwrap();
+        assert_eq!(
+            (arg["n"].as_i64(), arg["focus"].as_bool()),
+            (Some(1), Some(true))
+        );
+        let typed = &h.backend.requests::<TypeRequest>()[0];
+        assert_eq!(typed.text, "me@x.example");
+        assert_eq!(typed.session, session());
+        assert!(
+            reply
+                .text
+                .starts_with("Typed 12 characters into 'Email'.\n[1]")
+        );
+        assert!(!reply.text.contains("me@x"));
+        assert_eq!(frame.unwrap().caption, "Typed into 'Email'");
+    }
+
+    #[tokio::test]
+    async fn a_button_or_an_oversized_text_changes_nothing() {
+        let h = form().await;
+        let (reply, _) = h.act(type_into(2, "hello")).await;
+        assert!(
+            matches!(reply, Err(ControllerError::InvalidArgument(ref m)) if m.contains("takes no text")),
+            "{reply:?}"
+        );
+        let long = "a".repeat(TEXT_MAX + 1);
+        let (reply, _) = h.act(type_into(1, &long)).await;
+        assert!(
+            matches!(reply, Err(ControllerError::InvalidArgument(ref m)) if m.contains("type it in parts")),
+            "{reply:?}"
+        );
+        assert!(h.backend.ops().is_empty());
     }
 }

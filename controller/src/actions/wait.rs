@@ -179,3 +179,147 @@ async fn until_text(ctx: &Ctx<'_>, text: &str, bound: Duration) -> Result<String
 fn millis(duration: Duration) -> u32 {
     u32::try_from(duration.as_millis()).unwrap_or(u32::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use nanomuse_proto::act_request::Action;
+    use nanomuse_proto::{EvaluateRequest, SettleReply, SettleRequest, WaitAction};
+    use serde_json::{Value, json};
+    use tokio::time::Instant;
+
+    use super::*;
+    use crate::testing::*;
+
+    fn wait(seconds: f64, text: &str) -> Action {
+        Action::Wait(WaitAction {
+            seconds,
+            text: text.into(),
+        })
+    }
+
+    fn page() -> FakePage {
+        FakePage::new("https://x.example/", "X", &[("button", "Buy")])
+    }
+
+    /// A backend whose page has no request in flight.
+    fn settled() -> Harness {
+        let h = Harness::showing(&page());
+        h.backend.on::<SettleRequest>(|_| {
+            Ok(SettleReply {
+                settled: true,
+                refused: vec![],
+            })
+        });
+        h
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn wait_n_pauses_that_long_then_lists_the_page() {
+        let h = Harness::showing(&page());
+        let started = Instant::now();
+        let (reply, frame) = h.ok(wait(2.5, "")).await;
+        assert!(started.elapsed() >= Duration::from_millis(2_500));
+        assert_eq!(h.backend.ops(), ["settle", "evaluate"]);
+        // Afterwards the page settles as after any action, at most 2 s.
+        assert_eq!(h.backend.requests::<SettleRequest>()[0].timeout_ms, 1_000);
+        assert_eq!(
+            reply.text,
+            "Waited 2.5 s. X — https://x.example/\n[1] button \"Buy\""
+        );
+        assert_eq!(frame.unwrap().caption, "Waited");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn wait_alone_ends_when_the_network_and_the_dom_are_quiet() {
+        let h = settled();
+        h.backend.reply::<EvaluateRequest>(evaluated(json!(true)));
+        let (reply, _) = h.ok(wait(0.0, "")).await;
+        assert_eq!(
+            h.backend.ops(),
+            ["settle", "evaluate", "settle", "settle", "evaluate"]
+        );
+        let watcher = &h.backend.requests::<EvaluateRequest>()[0];
+        assert_eq!(watcher.js, DOM_QUIET_JS);
+        let arg: Value = serde_json::from_str(&watcher.arg_json).unwrap();
+        assert_eq!(arg["quiet_ms"], QUIET_MS);
+        assert!(
+            reply
+                .text
+                .starts_with("The page is quiet. X — https://x.example/")
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_page_that_never_stops_changing_is_waited_for_15_s() {
+        let h = settled();
+        // The DOM watcher reports a change every time, after its quiet time.
+        let page = page();
+        h.backend.on::<EvaluateRequest>(move |request| {
+            Ok(if request.js == DOM_QUIET_JS {
+                evaluated(json!(false))
+            } else {
+                page.evaluate(request)
+            })
+        });
+        h.backend
+            .delay::<EvaluateRequest>(Duration::from_millis(QUIET_MS));
+        let started = Instant::now();
+        let (reply, _) = h.ok(wait(0.0, "")).await;
+        let waited = started.elapsed();
+        assert!(
+            (Duration::from_secs(15)..Duration::from_secs(17)).contains(&waited),
+            "{waited:?}"
+        );
+        assert!(
+            reply
+                .text
+                .starts_with("Waited 15 s; the page never stopped changing. X —"),
+            "{}",
+            reply.text
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn wait_text_ends_when_the_text_is_on_the_page_or_says_it_never_came() {
+        let h = Harness::showing(&page());
+        h.backend.reply::<EvaluateRequest>(evaluated(json!(true)));
+        let (reply, _) = h.ok(wait(0.0, "  Sold out ")).await;
+        let watcher = &h.backend.requests::<EvaluateRequest>()[0];
+        assert_eq!(watcher.js, TEXT_JS);
+        let arg: Value = serde_json::from_str(&watcher.arg_json).unwrap();
+        assert_eq!(arg["text"], "Sold out");
+        assert_eq!(arg["timeout_ms"], 15_000);
+        assert!(reply.text.starts_with("'Sold out' is on the page. X —"));
+        h.backend.reply::<EvaluateRequest>(evaluated(json!(false)));
+        let (reply, _) = h.ok(wait(3.0, "Sold out")).await;
+        assert!(
+            reply
+                .text
+                .starts_with("Waited 3.0 s; 'Sold out' did not appear on the page."),
+            "{}",
+            reply.text
+        );
+    }
+
+    #[tokio::test]
+    async fn bad_bounds_or_texts_change_nothing() {
+        let h = Harness::showing(&page());
+        let long = "x".repeat(MAX_TEXT_CHARS + 1);
+        for (seconds, text) in [
+            (15.5, ""),
+            (-1.0, ""),
+            (f64::NAN, ""),
+            (f64::INFINITY, ""),
+            (0.0, "a\0b"),
+            (0.0, "   "),
+            (0.0, long.as_str()),
+        ] {
+            let (reply, _) = h.act(wait(seconds, text)).await;
+            assert!(
+                matches!(reply, Err(ControllerError::InvalidArgument(_))),
+                "{seconds} {text:?}: {reply:?}"
+            );
+        }
+        assert!(h.backend.ops().is_empty());
+    }
+}
