@@ -52,7 +52,12 @@ impl From<sled::Error> for ControllerError {
 
 impl From<Refusal> for ControllerError {
     fn from(refusal: Refusal) -> Self {
-        Self::Backend(refusal.into())
+        let message = refusal.to_string();
+        match refusal.code() {
+            ErrorCode::InvalidArgument => Self::InvalidArgument(message),
+            ErrorCode::PermissionDenied => Self::PermissionDenied(message),
+            code => Self::Backend(BackendError::from_code(code, message)),
+        }
     }
 }
 
