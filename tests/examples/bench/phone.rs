@@ -10,8 +10,8 @@ use nanomuse_proto::act_request::Action;
 use nanomuse_proto::*;
 use tokio_util::sync::CancellationToken;
 
-use crate::support::controller_with_worker;
 use crate::{Runs, Stats, measure, stats};
+use nanomuse_tests::controller_with_worker;
 
 const TOKEN: &str = "bench-device-token-0001";
 

@@ -4,8 +4,6 @@
 //! rule names is one the services really export, as read from the `/metrics` of a controller,
 //! a worker and a device gateway running as processes of their own after a few actions.
 
-mod support;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -16,9 +14,12 @@ use nanomuse_proto::act_request::Action;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
 use nanomuse_proto::*;
+use nanomuse_tests::phone::KotlinPhone;
+use nanomuse_tests::{
+    Worker, act_on, acted, built_binary, free_address, navigate, registered_worker_config,
+    serve_site,
+};
 use serde_json::{Value, json};
-use support::phone::KotlinPhone;
-use support::{Worker, built_binary, free_address, registered_worker_config, serve_site};
 use tokio_tungstenite::tungstenite::Message as Frame;
 
 /// Series that Prometheus makes itself for every target, which no service exports.
@@ -610,7 +611,7 @@ async fn dashboards_and_rules_name_only_exported_series() {
     // The files first: a malformed dashboard fails before any process is started.
     let queried = queried_series();
 
-    support::logs();
+    nanomuse_tests::logs();
     let site = serve_site().await;
     let dir = tempfile::tempdir().unwrap();
     let gateway = Service::spawn(
@@ -659,16 +660,26 @@ async fn dashboards_and_rules_name_only_exported_series() {
         .await
         .unwrap();
     let page = format!("http://{site}/page");
-    let listed = act(&mut tool, "observed-worker", "playwright", navigate(&page)).await;
-    let first = listed.elements.first().expect("elements on the page").n;
-    act(
+    let listed = acted(
         &mut tool,
-        "observed-worker",
-        "playwright",
-        Action::Click(ClickAction { n: first.into() }),
+        act_on("observed-worker", "playwright", navigate(&page)),
     )
     .await;
-    act(&mut tool, "observed-phone", "device", navigate(&page)).await;
+    let first = listed.elements.first().expect("elements on the page").n;
+    acted(
+        &mut tool,
+        act_on(
+            "observed-worker",
+            "playwright",
+            Action::Click(ClickAction { n: first.into() }),
+        ),
+    )
+    .await;
+    acted(
+        &mut tool,
+        act_on("observed-phone", "device", navigate(&page)),
+    )
+    .await;
     refused_hello(gateway.address).await;
 
     let http = reqwest::Client::new();
@@ -728,28 +739,6 @@ async fn scrape(http: &reqwest::Client, address: SocketAddr) -> Result<String, S
         return Err(format!("GET {url}: {status}: {text}"));
     }
     Ok(text)
-}
-
-fn navigate(url: &str) -> Action {
-    Action::Navigate(NavigateAction { url: url.into() })
-}
-
-async fn act(
-    tool: &mut BrowserToolClient<tonic::transport::Channel>,
-    thread: &str,
-    backend: &str,
-    action: Action,
-) -> ActReply {
-    let request = ActRequest {
-        thread: thread.into(),
-        backend: backend.into(),
-        action: Some(action),
-        ..Default::default()
-    };
-    tool.act(request)
-        .await
-        .unwrap_or_else(|status| panic!("{thread} on {backend}: {status}"))
-        .into_inner()
 }
 
 /// A phone that says hello with a token the gateway does not know, and is turned away.

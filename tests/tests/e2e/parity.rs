@@ -10,17 +10,15 @@
 //! (`android/run-phone.sh`, [`KotlinPhone`]): the worker is compared with the phone's code,
 //! not with itself.
 
-mod support;
-
 use std::time::Duration;
 
 use nanomuse_device_gateway::GatewayConfig;
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::*;
+use nanomuse_tests::phone::KotlinPhone;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::phone::KotlinPhone;
-use support::*;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::Channel;
 

@@ -9,8 +9,6 @@
 //! the thread's frames as resources, and the HTTP side's refusals (no token, another tenant's session or thread, a foreign
 //! Origin).
 
-mod support;
-
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -18,8 +16,8 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use nanomuse_proto::tokens::token_digest;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::*;
 use tokio::io::AsyncWriteExt;
 
 const TOKEN_A: &str = "mcp-token-of-tenant-a-0123456789";

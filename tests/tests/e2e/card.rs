@@ -5,14 +5,12 @@
 //! and 1280 px wide without anything cut or overlapping, and its pictures are kept in
 //! `target/card/` for review.
 
-mod support;
-
 use std::path::PathBuf;
 
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::*;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::*;
 
 /// Resolves once `CONDITION` (a JS expression) is truthy, checked on every DOM change and every
 /// load of an image; rejects after 15 s with what it waited for (`WHAT`). The condition is
