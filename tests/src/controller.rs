@@ -112,25 +112,41 @@ impl ControllerProcess {
             .workers
     }
 
-    /// Waits until `names` are all registered and live; there is no event for a worker's
-    /// registration, so the fleet is read until it is complete.
+    /// [`wait_for_workers`] on this controller.
     pub async fn wait_for_workers(&self, names: &[&str]) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        loop {
-            let workers = self.workers().await;
-            let live = |name: &&str| workers.iter().any(|w| w.name == *name && w.live);
-            if names.iter().all(live) {
-                return;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "workers {names:?} did not register: {workers:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait_for_workers(self.address, names).await;
     }
 
     pub async fn stop(self) {
         self.running.stop().await;
+    }
+}
+
+/// Waits until the controller at `controller` lists `names` all registered and live; there is
+/// no event for a worker's registration, so the fleet is read until it is complete. Panics
+/// after 30 s.
+pub async fn wait_for_workers(controller: SocketAddr, names: &[&str]) {
+    let mut registry = nanomuse_proto::worker_registry_client::WorkerRegistryClient::connect(
+        format!("http://{controller}"),
+    )
+    .await
+    .expect("controller reachable");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let workers = registry
+            .list_workers(nanomuse_proto::ListWorkersRequest {})
+            .await
+            .unwrap()
+            .into_inner()
+            .workers;
+        let live = |name: &&str| workers.iter().any(|w| w.name == *name && w.live);
+        if names.iter().all(live) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "workers {names:?} did not register: {workers:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

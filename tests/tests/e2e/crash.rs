@@ -39,27 +39,7 @@ async fn a_sigkill_right_after_a_reply_loses_neither_its_listing_nor_its_frame_i
     ))
     .await;
     // The first action needs the worker registered (later ones wait for it to come back).
-    let mut registry = nanomuse_proto::worker_registry_client::WorkerRegistryClient::connect(
-        format!("http://{address}"),
-    )
-    .await
-    .unwrap();
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !registry
-        .list_workers(ListWorkersRequest {})
-        .await
-        .unwrap()
-        .into_inner()
-        .workers
-        .iter()
-        .any(|w| w.name == "w1" && w.live)
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "w1 did not register"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    wait_for_workers(address, &["w1"]).await;
     let mut frame_ids = HashSet::new();
     for round in 1..=5 {
         let page = tool

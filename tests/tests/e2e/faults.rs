@@ -1091,12 +1091,7 @@ async fn a_phone_that_leaves_or_goes_silent_mid_op_fails_that_action_clearly_and
     config.controller.gateways = vec![format!("http://{gateway}")];
     let controller = ControllerProcess::start(config, "127.0.0.1:0").await;
     let tool = controller.tool().await;
-    let on_phone = || ActRequest {
-        thread: "p".into(),
-        backend: "device".into(),
-        action: Some(Action::State(StateAction {})),
-        ..Default::default()
-    };
+    let on_phone = || act_on("p", "device", Action::State(StateAction {}));
 
     // The phone leaves while the op is on it.
     let mut phone = phone_connects(gateway).await;
@@ -1390,10 +1385,7 @@ async fn fifty_threads_on_two_small_workers_complete_or_are_refused_and_memory_r
         let mut tool = tool.clone();
         let url = site.url("/plain");
         threads.push(tokio::spawn(async move {
-            let request = ActRequest {
-                workspace: format!("ws{}", i % 10),
-                ..act(&format!("t{i}"), navigate(url))
-            };
+            let request = act_in(&format!("t{i}"), &format!("ws{}", i % 10), navigate(url));
             let first = tool.act(request).await;
             let second = tool
                 .act(act(&format!("t{i}"), Action::Extract(ExtractAction {})))

@@ -356,28 +356,7 @@ impl Hosted {
 
     /// There is no event for a worker's registration: an action is tried until one takes it.
     async fn wait_for_worker(&self) {
-        let mut registry = nanomuse_proto::worker_registry_client::WorkerRegistryClient::connect(
-            format!("http://{}", self.address),
-        )
-        .await
-        .unwrap();
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-        loop {
-            let workers = registry
-                .list_workers(nanomuse_proto::ListWorkersRequest {})
-                .await
-                .unwrap()
-                .into_inner()
-                .workers;
-            if workers.iter().any(|w| w.name == "w1" && w.live) {
-                return;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "w1 did not register"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait_for_workers(self.address, &["w1"]).await;
     }
 
     fn mcp(&self) -> String {

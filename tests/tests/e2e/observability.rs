@@ -12,12 +12,11 @@ use std::time::Duration;
 use futures::{SinkExt, StreamExt};
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
-use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
 use nanomuse_proto::*;
 use nanomuse_tests::phone::KotlinPhone;
 use nanomuse_tests::{
     Worker, act_on, acted, built_binary, free_address, navigate, registered_worker_config,
-    serve_site,
+    serve_site, wait_for_workers,
 };
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message as Frame;
@@ -644,7 +643,7 @@ async fn dashboards_and_rules_name_only_exported_series() {
         registered_worker_config(&dir.path().join("w1"), "w1", controller.address, 2),
     )
     .await;
-    wait_for_live_worker(controller.address, "w1").await;
+    wait_for_workers(controller.address, &["w1"]).await;
     let phone = KotlinPhone::connect_in(
         gateway.address,
         DEVICE,
@@ -758,29 +757,6 @@ async fn refused_hello(gateway: SocketAddr) {
 }
 
 /// Waits until the controller counts worker `name` live; registration has no event to await.
-async fn wait_for_live_worker(controller: SocketAddr, name: &str) {
-    let mut registry = WorkerRegistryClient::connect(format!("http://{controller}"))
-        .await
-        .unwrap();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let workers = registry
-            .list_workers(ListWorkersRequest {})
-            .await
-            .unwrap()
-            .into_inner()
-            .workers;
-        if workers.iter().any(|w| w.name == name && w.live) {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "worker {name} did not register: {workers:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// Waits until the controller lists the phone; it learns of it from the gateway, on its own
 /// schedule.
 async fn wait_for_phone(controller: SocketAddr) {

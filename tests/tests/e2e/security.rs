@@ -369,11 +369,7 @@ async fn a_grpc_call_over_http1_is_refused_so_a_rebound_page_cannot_act() {
     let (controller, worker) = controller_with_worker(dir.path(), |_| {}).await;
     // What a page's fetch can send once its name resolves to 127.0.0.1: HTTP/1.1, a gRPC
     // content type, a framed ActRequest.
-    let request = ActRequest {
-        thread: "rebound".into(),
-        action: Some(navigate(format!("http://{site}/page"))),
-        ..Default::default()
-    };
+    let request = act("rebound", navigate(format!("http://{site}/page")));
     let message = request.encode_to_vec();
     let mut body = vec![0u8];
     body.extend_from_slice(&(message.len() as u32).to_be_bytes());

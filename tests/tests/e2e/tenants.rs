@@ -859,14 +859,7 @@ async fn no_token_or_a_wrong_one_is_refused_on_every_method_and_route() {
         for token in refused_tokens {
             let status = match method.as_str() {
                 "Act" => tool
-                    .act(bearer(
-                        ActRequest {
-                            thread: "t".into(),
-                            action: Some(Action::State(StateAction {})),
-                            ..Default::default()
-                        },
-                        token,
-                    ))
+                    .act(bearer(act("t", Action::State(StateAction {})), token))
                     .await
                     .map(drop),
                 "WatchFrames" => tool

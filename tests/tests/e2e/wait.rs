@@ -165,11 +165,7 @@ async fn wait_for_text_returns_when_it_appears_and_says_so_when_it_does_not() {
 
     // Bad input changes nothing and says what would do.
     let refused = tool
-        .act(ActRequest {
-            thread: "waiting".into(),
-            action: Some(wait(0.0, "   ")),
-            ..Default::default()
-        })
+        .act(act("waiting", wait(0.0, "   ")))
         .await
         .expect_err("only spaces");
     assert_eq!(refused.code(), tonic::Code::InvalidArgument);
