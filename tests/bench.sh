@@ -12,11 +12,11 @@ cargo build --release -p nanomuse-tests --example bench \
   -p nanomuse-browser --bin nanomuse-browser -p nanomuse-reference-device --bin reference-device
 # The built program itself: `cargo run` would unify features differently and build it again.
 target/release/examples/bench --out BENCHMARKS.md "$@"
-# The TodoMVC corpus: ours (tests/tests/todomvc.rs, which leaves its per-app results in
+# The TodoMVC corpus: ours (tests/tests/e2e/todomvc.rs, which leaves its per-app results in
 # target/tmp/todomvc-ours.json) against Python Playwright doing the same task, as a section of
 # BENCHMARKS.md.
 corpus="$(tests/ensure-todomvc.sh)"
-cargo test -q -p nanomuse-tests --test todomvc \
+cargo test -q -p nanomuse-tests --test e2e todomvc:: \
   || echo "the TodoMVC test failed; its results are in the table all the same" >&2
 python3 tests/bench/todomvc_peer.py --corpus "$corpus" \
   --ours target/tmp/todomvc-ours.json --markdown BENCHMARKS.md

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure the TodoMVC corpus is installed: the npm package todomvc@0.1.1, the TodoMVC app of
-# dozens of front-end frameworks (examples/<name>/index.html), which tests/tests/todomvc.rs
+# dozens of front-end frameworks (examples/<name>/index.html), which tests/tests/e2e/todomvc.rs
 # serves on 127.0.0.1 and drives. Cached under ~/.cache/nanomuse (or $NANOMUSE_TODOMVC's parent
 # folders when set); skipped when present. Prints the corpus's folder.
 set -euo pipefail

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/local/ensure-chromium.sh
 deploy/local/ensure-promtool.sh
-# The TodoMVC corpus tests/tests/todomvc.rs drives (npm todomvc@0.1.1, cached).
+# The TodoMVC corpus tests/tests/e2e/todomvc.rs drives (npm todomvc@0.1.1, cached).
 tests/ensure-todomvc.sh >/dev/null
 # The MCP tests' client, the official Python SDK, in a cached venv.
 NANOMUSE_MCP_PYTHON="$(tests/mcp/ensure-client.sh)"

@@ -6,7 +6,7 @@
 #   deploy/k8s/validate.sh [--out DIR]
 #
 # --out DIR keeps the rendered overlays as DIR/dev.yaml and DIR/production.yaml (the test
-# tests/tests/deploy.rs reads them). Run by that test, so by tests/run.sh.
+# tests/tests/e2e/deploy.rs reads them). Run by that test, so by tests/run.sh.
 #
 # Tools, installed when missing, from Debian's and PyPI's registries only:
 #   - kubernetes-validate (PyPI), pinned, in a virtualenv under

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Playwright peer for the TodoMVC corpus: the task tests/tests/todomvc.rs gives our tool, done
+"""Playwright peer for the TodoMVC corpus: the task tests/tests/e2e/todomvc.rs gives our tool, done
 with Python Playwright's own `fill`, `press` and `click` on every app of the corpus.
 
     python3 tests/bench/todomvc_peer.py --corpus "$(tests/ensure-todomvc.sh)" [--out results.json]
@@ -17,7 +17,7 @@ and this task, every step waiting at most --step-timeout-ms:
 It prints one line per app (pass, or the step that failed and why) and, with --out, writes
 {"playwright_version", "chromium_version", "apps": {name: {"pass": bool, "failed": step|null,
 "error": str|null}}}. With --markdown FILE it writes the per-app table, ours (--ours, the
-results tests/tests/todomvc.rs leaves in target/tmp/todomvc-ours.json) against Playwright's,
+results tests/tests/e2e/todomvc.rs leaves in target/tmp/todomvc-ours.json) against Playwright's,
 as the section SECTION of FILE, replacing the one there (tests/bench.sh does this for
 BENCHMARKS.md). Requires `pip install playwright==1.65.2` (tests/bench/requirements.txt).
 """
@@ -134,7 +134,7 @@ def markdown(results, ours, playwright_version, chromium_version):
         "`examples/<name>/index.html`), served on 127.0.0.1; on each app the task: the field "
         '"What needs to be done?" shows, type a todo, Enter, the todo is listed, click its '
         'checkbox → "0 items left", click "Clear completed" → the todo is gone; every step '
-        "looks again for up to 5 s. **Ours**: `tests/tests/todomvc.rs` (`navigate`, `wait`, "
+        "looks again for up to 5 s. **Ours**: `tests/tests/e2e/todomvc.rs` (`navigate`, `wait`, "
         "`type`, `key`, `click`, `extract` through a real controller and worker, the checkbox "
         "found by its listed label, the todo's text). **Playwright**: "
         f"`tests/bench/todomvc_peer.py` (Python Playwright {playwright_version}, `fill`, "
@@ -174,7 +174,7 @@ def main():
     parser.add_argument("--out", help="where to write the results as JSON")
     parser.add_argument("--step-timeout-ms", type=int, default=5000)
     parser.add_argument("--only", nargs="*", help="just these apps")
-    parser.add_argument("--ours", help="ours per app (JSON, from tests/tests/todomvc.rs)")
+    parser.add_argument("--ours", help="ours per app (JSON, from tests/tests/e2e/todomvc.rs)")
     parser.add_argument("--markdown", help="the file whose TodoMVC section to write")
     args = parser.parse_args()
 

@@ -1,4 +1,4 @@
-"""A scripted MCP client on the official Python SDK (`mcp` on PyPI), for tests/tests/mcp.rs.
+"""A scripted MCP client on the official Python SDK (`mcp` on PyPI), for tests/tests/e2e/mcp.rs.
 
     client.py http URL [--token T] [--origin O]  < plan.json
     client.py stdio COMMAND [ARG ...]            < plan.json

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The MCP tests' client: the official Python SDK (tests/mcp/requirements.txt) in a venv under
 # ~/.cache/nanomuse, created only when missing or when the requirements changed. Prints the
-# venv's python, which tests/tests/mcp.rs takes from NANOMUSE_MCP_PYTHON.
+# venv's python, which tests/tests/e2e/mcp.rs takes from NANOMUSE_MCP_PYTHON.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 stamp="$(sha256sum "$here/requirements.txt" | cut -c1-12)"

@@ -1,1 +1,21 @@
-//! End-to-end tests live in `tests/`; this library is empty.
+//! What the end-to-end tests (`tests/e2e`, one binary with a module per area) and the
+//! benchmark (`examples/bench`) share: a site served on 127.0.0.1 by the test itself, a real
+//! worker and controller on real sockets, the calls the agent makes, the contract's lists of
+//! methods, actions and routes, the Kotlin phone, and small readers of what Chromium leaves
+//! behind.
+
+mod calls;
+mod chromium;
+pub mod contract;
+mod controller;
+pub mod phone;
+mod processes;
+mod site;
+mod worker;
+
+pub use calls::*;
+pub use chromium::*;
+pub use controller::*;
+pub use processes::*;
+pub use site::*;
+pub use worker::*;

@@ -14,9 +14,10 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::Method;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodFilter, MethodRouter, on};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -38,27 +39,81 @@ pub struct HttpState {
 use axum::extract::State;
 type Http = State<Arc<HttpState>>;
 
-/// The HTTP routes, each behind [`guard::check_browser_request`]; the caller adds the gRPC
-/// services and [`not_found`].
+/// One route of the HTTP API or the card: its method, its path, and what answers it.
+pub struct Route {
+    pub method: Method,
+    pub path: &'static str,
+    handler: fn(MethodFilter) -> MethodRouter<Arc<HttpState>>,
+}
+
+const fn route(
+    method: Method,
+    path: &'static str,
+    handler: fn(MethodFilter) -> MethodRouter<Arc<HttpState>>,
+) -> Route {
+    Route {
+        method,
+        path,
+        handler,
+    }
+}
+
+/// Every route of [`router`] but the MCP server's (its own module): the router is built from
+/// this table, and the tests that call every route list them from it.
+pub const ROUTES: &[Route] = &[
+    route(Method::GET, "/browser/{thread}", |m| on(m, card::page)),
+    route(Method::GET, "/api/state", |m| on(m, holds::state)),
+    route(Method::POST, "/api/holds", |m| on(m, holds::open)),
+    route(Method::POST, "/api/holds/{id}/done", |m| on(m, holds::done)),
+    route(Method::POST, "/api/browser/{thread}/control", |m| {
+        on(m, holds::control)
+    }),
+    route(Method::POST, "/api/browser/{thread}/backend", |m| {
+        on(m, threads::set_backend)
+    }),
+    route(Method::POST, "/api/browser/{thread}/tap", |m| {
+        on(m, input::tap)
+    }),
+    route(Method::POST, "/api/browser/{thread}/type", |m| {
+        on(m, input::type_text)
+    }),
+    route(Method::POST, "/api/browser/{thread}/key", |m| {
+        on(m, input::key)
+    }),
+    route(Method::POST, "/api/browser/{thread}/open", |m| {
+        on(m, input::open)
+    }),
+    route(Method::POST, "/api/browser/{thread}/back", |m| {
+        on(m, input::back)
+    }),
+    route(Method::POST, "/api/browser/{thread}/scroll", |m| {
+        on(m, input::scroll)
+    }),
+    route(Method::GET, "/api/browser/{thread}/frame", |m| {
+        on(m, frames::latest)
+    }),
+    route(Method::GET, "/api/browser/{thread}/frames/{id}", |m| {
+        on(m, frames::by_id)
+    }),
+    route(Method::GET, "/api/browser/{thread}/live", |m| {
+        on(m, frames::live)
+    }),
+    route(Method::GET, "/api/browser/{thread}/events", |m| {
+        on(m, frames::events)
+    }),
+];
+
+/// The HTTP routes ([`ROUTES`] and the MCP server), each behind
+/// [`guard::check_browser_request`]; the caller adds the gRPC services and [`not_found`].
 pub fn router(state: Arc<HttpState>) -> Router {
     let allowed = state.allowed.clone();
-    let routes = Router::new()
-        .route("/browser/{thread}", get(card::page))
-        .route("/api/state", get(holds::state))
-        .route("/api/holds", post(holds::open))
-        .route("/api/holds/{id}/done", post(holds::done))
-        .route("/api/browser/{thread}/control", post(holds::control))
-        .route("/api/browser/{thread}/backend", post(threads::set_backend))
-        .route("/api/browser/{thread}/tap", post(input::tap))
-        .route("/api/browser/{thread}/type", post(input::type_text))
-        .route("/api/browser/{thread}/key", post(input::key))
-        .route("/api/browser/{thread}/open", post(input::open))
-        .route("/api/browser/{thread}/back", post(input::back))
-        .route("/api/browser/{thread}/scroll", post(input::scroll))
-        .route("/api/browser/{thread}/frame", get(frames::latest))
-        .route("/api/browser/{thread}/frames/{id}", get(frames::by_id))
-        .route("/api/browser/{thread}/live", get(frames::live))
-        .route("/api/browser/{thread}/events", get(frames::events))
+    let routes = ROUTES
+        .iter()
+        .fold(Router::new(), |router, route| {
+            let filter = MethodFilter::try_from(route.method.clone())
+                .expect("a route's method is one axum routes");
+            router.route(route.path, (route.handler)(filter))
+        })
         .with_state(state.clone())
         // The browser tool as an MCP server (its own module: auth, sessions, origins).
         .merge(crate::mcp::router(state));

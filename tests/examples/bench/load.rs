@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nanomuse_proto::act_request::Action;
-use nanomuse_proto::{ActRequest, NavigateAction};
+use nanomuse_proto::ActRequest;
+use nanomuse_tests::{act_in, navigate};
 
 use crate::{LOAD_WORKSPACES, Stats, Tool, stats};
 
@@ -36,12 +36,11 @@ pub async fn run(
     for t in 0..threads {
         let mut tool = tool.clone();
         let ready = ready.clone();
-        let request = ActRequest {
-            thread: format!("{prefix}-{t}"),
-            workspace: format!("{prefix}-{}", t % LOAD_WORKSPACES),
-            action: Some(Action::Navigate(NavigateAction { url: url.into() })),
-            ..Default::default()
-        };
+        let request = act_in(
+            &format!("{prefix}-{t}"),
+            &format!("{prefix}-{}", t % LOAD_WORKSPACES),
+            navigate(url),
+        );
         tasks.push(tokio::spawn(async move {
             let opened = timed(&mut tool, &request, timeout).await.is_some();
             ready.wait().await;

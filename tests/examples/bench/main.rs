@@ -16,9 +16,6 @@
 //! - **fake**: the controller alone, over a backend that answers every op at once;
 //! - **Playwright**: its full step (action + the same listing + JPEG q70), and the ratios.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 mod fake;
 mod load;
 mod mcp;
@@ -34,10 +31,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use nanomuse_proto::Session;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
-use support::*;
-use tonic::transport::Channel;
+use nanomuse_tests::*;
 
-pub type Tool = BrowserToolClient<Channel>;
+pub use nanomuse_tests::Tool;
 
 /// The workspaces the load rows spread their threads over (one browser each).
 pub const LOAD_WORKSPACES: usize = 4;
@@ -133,13 +129,8 @@ fn binaries() -> Result<(PathBuf, PathBuf), String> {
     // Not built from here: a cargo started under `cargo run` sees that run's environment, which
     // makes it rebuild what the shell's cargo built (and the other way round), for minutes.
     const BUILD: &str = "run tests/bench.sh, which builds them with the benchmark";
-    // This program is <target>/<profile>/examples/bench; the binaries are in <profile>.
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let profile = exe
-        .parent()
-        .and_then(|examples| examples.parent())
-        .ok_or("no target folder above this program")?;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let profile = binaries_dir();
+    let root = repo();
     let sources = ["proto", "controller", "worker", "Cargo.lock"].map(|p| root.join(p));
     let newest_source = sources.iter().filter_map(|p| newest(p)).max();
     let binaries = (profile.join("controller"), profile.join("worker"));

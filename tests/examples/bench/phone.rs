@@ -10,8 +10,8 @@ use nanomuse_proto::*;
 use nanomuse_reference_device::{self as reference, ReferenceConfig};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::controller_with_worker;
 use crate::{Runs, Stats, measure, stats};
+use nanomuse_tests::{act_on, controller_with_worker};
 
 const TOKEN: &str = "bench-device-token-0001";
 
@@ -60,12 +60,7 @@ pub async fn measure_both(dir: &Path, site: &str, runs: Runs) -> Vec<PhoneRow> {
     for (name, action) in steps {
         let mut times = Vec::new();
         for backend in ["playwright", "device"] {
-            let request = ActRequest {
-                thread: format!("phone-bench-{backend}"),
-                backend: backend.into(),
-                action: Some(action.clone()),
-                ..Default::default()
-            };
+            let request = act_on(&format!("phone-bench-{backend}"), backend, action.clone());
             let opened = ActRequest {
                 action: Some(Action::Navigate(NavigateAction { url: page.clone() })),
                 ..request.clone()

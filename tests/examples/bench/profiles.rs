@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use nanomuse_proto::*;
 use nanomuse_worker::ChromiumBackend;
 
-use crate::support::{chromium_pid, process_ended};
 use crate::{Stats, stats};
+use nanomuse_tests::{chromium_pid, process_ended};
 
 pub struct Profiles {
     pub cold: Stats,

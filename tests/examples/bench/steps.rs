@@ -6,6 +6,7 @@ use std::time::Instant;
 use nanomuse_controller::listing::LIST_JS;
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::*;
+use nanomuse_tests::act_in;
 use serde_json::json;
 
 use crate::{Runs, Stats, Tool, measure, stats};
@@ -192,12 +193,7 @@ pub struct Acted {
 pub async fn act(tool: &Tool, name: &str, site: &str, step: Step, runs: Runs) -> Acted {
     let mut tool = tool.clone();
     let thread = format!("bench-{name}");
-    let act = |action| ActRequest {
-        thread: thread.clone(),
-        workspace: "bench".into(),
-        action: Some(action),
-        ..Default::default()
-    };
+    let act = |action| act_in(&thread, "bench", action);
     let mut frames = tool
         .watch_frames(WatchFramesRequest {
             thread: thread.clone(),

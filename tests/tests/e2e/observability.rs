@@ -4,8 +4,6 @@
 //! rule names is one the services really export, as read from the `/metrics` of a controller,
 //! a worker and a device gateway running as processes of their own after a few actions.
 
-mod support;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -14,11 +12,13 @@ use std::time::Duration;
 use futures::{SinkExt, StreamExt};
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
-use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
 use nanomuse_proto::*;
+use nanomuse_tests::phone::KotlinPhone;
+use nanomuse_tests::{
+    Worker, act_on, acted, built_binary, free_address, navigate, registered_worker_config,
+    serve_site, wait_for_workers,
+};
 use serde_json::{Value, json};
-use support::phone::KotlinPhone;
-use support::{Worker, built_binary, free_address, registered_worker_config, serve_site};
 use tokio_tungstenite::tungstenite::Message as Frame;
 
 /// Series that Prometheus makes itself for every target, which no service exports.
@@ -610,7 +610,7 @@ async fn dashboards_and_rules_name_only_exported_series() {
     // The files first: a malformed dashboard fails before any process is started.
     let queried = queried_series();
 
-    support::logs();
+    nanomuse_tests::logs();
     let site = serve_site().await;
     let dir = tempfile::tempdir().unwrap();
     let gateway = Service::spawn(
@@ -643,7 +643,7 @@ async fn dashboards_and_rules_name_only_exported_series() {
         registered_worker_config(&dir.path().join("w1"), "w1", controller.address, 2),
     )
     .await;
-    wait_for_live_worker(controller.address, "w1").await;
+    wait_for_workers(controller.address, &["w1"]).await;
     let phone = KotlinPhone::connect_in(
         gateway.address,
         DEVICE,
@@ -659,16 +659,26 @@ async fn dashboards_and_rules_name_only_exported_series() {
         .await
         .unwrap();
     let page = format!("http://{site}/page");
-    let listed = act(&mut tool, "observed-worker", "playwright", navigate(&page)).await;
-    let first = listed.elements.first().expect("elements on the page").n;
-    act(
+    let listed = acted(
         &mut tool,
-        "observed-worker",
-        "playwright",
-        Action::Click(ClickAction { n: first.into() }),
+        act_on("observed-worker", "playwright", navigate(&page)),
     )
     .await;
-    act(&mut tool, "observed-phone", "device", navigate(&page)).await;
+    let first = listed.elements.first().expect("elements on the page").n;
+    acted(
+        &mut tool,
+        act_on(
+            "observed-worker",
+            "playwright",
+            Action::Click(ClickAction { n: first.into() }),
+        ),
+    )
+    .await;
+    acted(
+        &mut tool,
+        act_on("observed-phone", "device", navigate(&page)),
+    )
+    .await;
     refused_hello(gateway.address).await;
 
     let http = reqwest::Client::new();
@@ -730,28 +740,6 @@ async fn scrape(http: &reqwest::Client, address: SocketAddr) -> Result<String, S
     Ok(text)
 }
 
-fn navigate(url: &str) -> Action {
-    Action::Navigate(NavigateAction { url: url.into() })
-}
-
-async fn act(
-    tool: &mut BrowserToolClient<tonic::transport::Channel>,
-    thread: &str,
-    backend: &str,
-    action: Action,
-) -> ActReply {
-    let request = ActRequest {
-        thread: thread.into(),
-        backend: backend.into(),
-        action: Some(action),
-        ..Default::default()
-    };
-    tool.act(request)
-        .await
-        .unwrap_or_else(|status| panic!("{thread} on {backend}: {status}"))
-        .into_inner()
-}
-
 /// A phone that says hello with a token the gateway does not know, and is turned away.
 async fn refused_hello(gateway: SocketAddr) {
     let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{gateway}/device"))
@@ -769,29 +757,6 @@ async fn refused_hello(gateway: SocketAddr) {
 }
 
 /// Waits until the controller counts worker `name` live; registration has no event to await.
-async fn wait_for_live_worker(controller: SocketAddr, name: &str) {
-    let mut registry = WorkerRegistryClient::connect(format!("http://{controller}"))
-        .await
-        .unwrap();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let workers = registry
-            .list_workers(ListWorkersRequest {})
-            .await
-            .unwrap()
-            .into_inner()
-            .workers;
-        if workers.iter().any(|w| w.name == name && w.live) {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "worker {name} did not register: {workers:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// Waits until the controller lists the phone; it learns of it from the gateway, on its own
 /// schedule.
 async fn wait_for_phone(controller: SocketAddr) {

@@ -5,8 +5,6 @@
 //! After every restart the fresh persistent cookie is sent; after a clean stop the session
 //! cookie is not. Over the real `nanomuse-browser serve` and the real `worker` binary.
 
-mod support;
-
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -20,7 +18,7 @@ use axum::response::{AppendHeaders, Html, IntoResponse, Redirect};
 use axum::routing::get;
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::*;
-use support::*;
+use nanomuse_tests::*;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Stop {
@@ -170,19 +168,6 @@ fn check_after(how: Stop, n: u32, cookies: &[String]) {
     }
 }
 
-type Tool = nanomuse_proto::browser_tool_client::BrowserToolClient<tonic::transport::Channel>;
-
-async fn act(tool: &mut Tool, action: Action) -> ActReply {
-    tool.act(ActRequest {
-        thread: "login".into(),
-        action: Some(action),
-        ..Default::default()
-    })
-    .await
-    .unwrap_or_else(|status| panic!("action failed: {}", status.message()))
-    .into_inner()
-}
-
 async fn start_serve(data: &Path) -> (tokio::process::Child, Tool) {
     let address = free_address();
     let mut command = tokio::process::Command::new(built_binary("nanomuse-browser"));
@@ -207,15 +192,22 @@ async fn a_login_survives_every_stop_of_serve() {
     let (mut child, mut tool) = start_serve(&data).await;
     for (round, how) in stops().into_iter().enumerate() {
         let n = round as u32 + 1;
-        let page = act(
+        let page = acted(
             &mut tool,
-            Action::Navigate(NavigateAction {
-                url: format!("http://{site}/login"),
-            }),
+            act(
+                "login",
+                Action::Navigate(NavigateAction {
+                    url: format!("http://{site}/login"),
+                }),
+            ),
         )
         .await;
         let sign_in = element(&page, "Sign in");
-        let home = act(&mut tool, Action::Click(ClickAction { n: sign_in })).await;
+        let home = acted(
+            &mut tool,
+            act("login", Action::Click(ClickAction { n: sign_in })),
+        )
+        .await;
         assert!(
             cookies_of(&home.title).contains(&format!("remember=r{n}")),
             "round {n}: the sign-in did not land: {}",
@@ -223,11 +215,14 @@ async fn a_login_survives_every_stop_of_serve() {
         );
         stop(child, how).await;
         (child, tool) = start_serve(&data).await;
-        let home = act(
+        let home = acted(
             &mut tool,
-            Action::Navigate(NavigateAction {
-                url: format!("http://{site}/home"),
-            }),
+            act(
+                "login",
+                Action::Navigate(NavigateAction {
+                    url: format!("http://{site}/home"),
+                }),
+            ),
         )
         .await;
         check_after(how, n, &cookies_of(&home.title));

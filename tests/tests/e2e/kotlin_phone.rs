@@ -4,20 +4,18 @@
 //! the gateway's gRPC service on real pages and answers them, and its take-over reaches the
 //! controller's watch. Needs a JDK and npm (the script fetches kotlinc) and Chromium.
 
-mod support;
-
 use nanomuse_device_gateway::GatewayConfig;
 use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
 use nanomuse_proto::*;
-use support::phone::KotlinPhone;
+use nanomuse_tests::phone::KotlinPhone;
 use tokio_util::sync::CancellationToken;
 
 const TOKEN: &str = "device-token-of-acme-0001";
 
 #[tokio::test]
 async fn the_kotlin_phone_carries_out_ops_sent_through_the_real_gateway_on_a_real_page() {
-    support::logs();
-    let site = support::serve_site().await;
+    nanomuse_tests::logs();
+    let site = nanomuse_tests::serve_site().await;
     let mut config = GatewayConfig::default();
     config.device_tokens.insert(TOKEN.into(), "acme".into());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -119,7 +117,7 @@ async fn the_kotlin_phone_carries_out_ops_sent_through_the_real_gateway_on_a_rea
     assert!(shot.jpeg.starts_with(&[0xFF, 0xD8]));
     assert_eq!((shot.width, shot.height), (412, 915));
     // The JPEG itself is the viewport in CSS px.
-    assert_eq!(support::jpeg_size(&shot.jpeg), (412, 915));
+    assert_eq!(nanomuse_tests::jpeg_size(&shot.jpeg), (412, 915));
     // A fetch sends the cookies a page set, HttpOnly ones too, and keeps those it is sent.
     backend
         .navigate(NavigateRequest {
@@ -173,8 +171,8 @@ async fn the_kotlin_phone_carries_out_ops_sent_through_the_real_gateway_on_a_rea
 #[tokio::test]
 async fn the_kotlin_phone_keeps_one_tab_fetches_downloads_itself_and_keeps_its_cookies_when_killed()
 {
-    support::logs();
-    let site = support::serve_site().await;
+    nanomuse_tests::logs();
+    let site = nanomuse_tests::serve_site().await;
     let mut config = GatewayConfig::default();
     config.device_tokens.insert(TOKEN.into(), "acme".into());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

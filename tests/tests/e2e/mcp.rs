@@ -9,8 +9,6 @@
 //! the thread's frames as resources, and the HTTP side's refusals (no token, another tenant's session or thread, a foreign
 //! Origin).
 
-mod support;
-
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -18,8 +16,8 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use nanomuse_proto::tokens::token_digest;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::*;
 use tokio::io::AsyncWriteExt;
 
 const TOKEN_A: &str = "mcp-token-of-tenant-a-0123456789";
@@ -358,28 +356,7 @@ impl Hosted {
 
     /// There is no event for a worker's registration: an action is tried until one takes it.
     async fn wait_for_worker(&self) {
-        let mut registry = nanomuse_proto::worker_registry_client::WorkerRegistryClient::connect(
-            format!("http://{}", self.address),
-        )
-        .await
-        .unwrap();
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-        loop {
-            let workers = registry
-                .list_workers(nanomuse_proto::ListWorkersRequest {})
-                .await
-                .unwrap()
-                .into_inner()
-                .workers;
-            if workers.iter().any(|w| w.name == "w1" && w.live) {
-                return;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "w1 did not register"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait_for_workers(self.address, &["w1"]).await;
     }
 
     fn mcp(&self) -> String {

@@ -5,8 +5,6 @@
 //! placed on it, and the drained workspace's next action runs on another worker, still logged
 //! in, its reply saying it moved there.
 
-mod support;
-
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
@@ -15,13 +13,11 @@ use std::time::{Duration, Instant};
 
 use axum::response::Html;
 use nanomuse_proto::act_request::Action;
-use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
 use nanomuse_proto::*;
+use nanomuse_tests::*;
 use tokio::io::AsyncBufReadExt as _;
 use tonic::transport::Channel;
-
-type Tool = BrowserToolClient<Channel>;
 
 /// How long the slow page takes to answer.
 const SLOW: Duration = Duration::from_secs(3);
@@ -60,36 +56,6 @@ async fn serve_slow_page(arrived: Arc<AtomicBool>) -> std::net::SocketAddr {
     address
 }
 
-fn act(thread: &str, workspace: &str, action: Action) -> ActRequest {
-    ActRequest {
-        thread: thread.into(),
-        workspace: workspace.into(),
-        action: Some(action),
-        ..Default::default()
-    }
-}
-
-fn navigate(thread: &str, workspace: &str, url: String) -> ActRequest {
-    act(thread, workspace, Action::Navigate(NavigateAction { url }))
-}
-
-async fn run(tool: &mut Tool, request: ActRequest) -> ActReply {
-    let what = format!("{:?}", request.action);
-    tool.act(request)
-        .await
-        .unwrap_or_else(|status| panic!("{what}: {status}"))
-        .into_inner()
-}
-
-fn number_of(reply: &ActReply, label: &str) -> i64 {
-    reply
-        .elements
-        .iter()
-        .find(|e| e.label == label)
-        .unwrap_or_else(|| panic!("no {label:?} in {:#?}", reply.elements))
-        .n as i64
-}
-
 fn worker_of(reply: &ActReply) -> String {
     reply
         .backend
@@ -115,19 +81,19 @@ async fn a_worker_drained_mid_action_finishes_it_and_its_workspace_moves_logged_
 }
 
 async fn scenario() {
-    let site = support::serve_site().await;
+    let site = nanomuse_tests::serve_site().await;
     let slow_arrived = Arc::new(AtomicBool::new(false));
     let slow = serve_slow_page(slow_arrived.clone()).await;
 
     // The five processes, from the built binaries.
     let dir = tempfile::tempdir().unwrap();
     let run_dir = dir.path().join("run");
-    let bin_dir = support::built_binary("worker")
+    let bin_dir = nanomuse_tests::built_binary("worker")
         .parent()
         .unwrap()
         .to_path_buf();
-    support::built_binary("controller");
-    support::built_binary("device-gateway");
+    nanomuse_tests::built_binary("controller");
+    nanomuse_tests::built_binary("device-gateway");
     let run_log = dir.path().join("run.sh.log");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let mut local = LocalRun {
@@ -164,9 +130,9 @@ async fn scenario() {
     let mut registry = WorkerRegistryClient::new(channel);
 
     // Logged in on workspace "shop", whose profile is on one worker: the victim.
-    let login = run(
+    let login = acted(
         &mut tool,
-        navigate("t-login", "shop", format!("http://{site}/login")),
+        act_in("t-login", "shop", navigate(format!("http://{site}/login"))),
     )
     .await;
     let victim = worker_of(&login);
@@ -183,20 +149,16 @@ async fn scenario() {
             n,
             text: text.into(),
         });
-        typed = run(&mut tool, act("t-login", "", typing)).await;
+        typed = acted(&mut tool, act("t-login", typing)).await;
     }
-    let sign_in = number_of(&typed, "Sign in");
-    let submitted = run(
+    let sign_in = element(&typed, "Sign in");
+    let submitted = acted(
         &mut tool,
-        act("t-login", "", Action::Click(ClickAction { n: sign_in })),
+        act("t-login", Action::Click(ClickAction { n: sign_in })),
     )
     .await;
     assert!(submitted.url.ends_with("/account"), "{}", submitted.url);
-    let account = run(
-        &mut tool,
-        act("t-login", "", Action::Extract(ExtractAction {})),
-    )
-    .await;
+    let account = acted(&mut tool, act("t-login", Action::Extract(ExtractAction {}))).await;
     assert!(account.text.contains("ada"), "{}", account.text);
 
     let config: toml::Table = toml::from_str(
@@ -219,11 +181,15 @@ async fn scenario() {
     let mut slow_tool = tool.clone();
     let slow_action = tokio::spawn(async move {
         slow_tool
-            .act(navigate("t-slow", "shop", format!("http://{slow}/slow")))
+            .act(act_in(
+                "t-slow",
+                "shop",
+                navigate(format!("http://{slow}/slow")),
+            ))
             .await
     });
     assert!(
-        support::eventually(Duration::from_secs(20), || slow_arrived
+        nanomuse_tests::eventually(Duration::from_secs(20), || slow_arrived
             .load(Ordering::SeqCst))
         .await,
         "the slow page was never asked for"
@@ -238,7 +204,7 @@ async fn scenario() {
     );
     // When the worker's process ends, watched while the test goes on.
     let exit = tokio::spawn(async move {
-        support::eventually(drain_bound, || support::process_ended(pid))
+        nanomuse_tests::eventually(drain_bound, || nanomuse_tests::process_ended(pid))
             .await
             .then(|| signalled.elapsed())
     });
@@ -263,9 +229,9 @@ async fn scenario() {
     for i in 0..3 {
         let thread = format!("t-new-{i}");
         let workspace = format!("fresh-{i}");
-        let reply = run(
+        let reply = acted(
             &mut tool,
-            navigate(&thread, &workspace, format!("http://{site}/page")),
+            act_in(&thread, &workspace, navigate(format!("http://{site}/page"))),
         )
         .await;
         assert_ne!(
@@ -294,7 +260,7 @@ async fn scenario() {
     });
     let ended = format!("{victim} (pid {pid}) ended with status");
     assert!(
-        support::eventually(Duration::from_secs(5), || log().contains(&ended)).await,
+        nanomuse_tests::eventually(Duration::from_secs(5), || log().contains(&ended)).await,
         "{}",
         log()
     );
@@ -310,18 +276,22 @@ async fn scenario() {
     assert_eq!(status.state, "drained", "{fleet:?}");
 
     // After the drain too, new workspaces go elsewhere.
-    let reply = run(
+    let reply = acted(
         &mut tool,
-        navigate("t-after", "fresh-after", format!("http://{site}/page")),
+        act_in(
+            "t-after",
+            "fresh-after",
+            navigate(format!("http://{site}/page")),
+        ),
     )
     .await;
     assert_ne!(worker_of(&reply), victim);
 
     // The drained workspace's next action runs on another worker, with its profile: still
     // logged in, and the reply says it moved.
-    let moved = run(
+    let moved = acted(
         &mut tool,
-        navigate("t-login", "", format!("http://{site}/account")),
+        act("t-login", navigate(format!("http://{site}/account"))),
     )
     .await;
     let now_on = worker_of(&moved);
@@ -333,11 +303,7 @@ async fn scenario() {
         "{}",
         moved.text
     );
-    let account = run(
-        &mut tool,
-        act("t-login", "", Action::Extract(ExtractAction {})),
-    )
-    .await;
+    let account = acted(&mut tool, act("t-login", Action::Extract(ExtractAction {}))).await;
     assert!(
         account.text.contains("ada") && !account.text.contains("nobody"),
         "the session cookie did not move with the profile: {}",
@@ -347,11 +313,7 @@ async fn scenario() {
     // And it stays there: no note on the action after.
     assert!(!account.text.contains("moved from"), "{}", account.text);
     // The other thread of the workspace follows it.
-    let slow_thread = run(
-        &mut tool,
-        act("t-slow", "", Action::Extract(ExtractAction {})),
-    )
-    .await;
+    let slow_thread = acted(&mut tool, act("t-slow", Action::Extract(ExtractAction {}))).await;
     assert_eq!(worker_of(&slow_thread), now_on);
 
     let pid = local.child.id().unwrap().to_string();
@@ -376,21 +338,21 @@ async fn spawn_worker(
     let file = config.profiles_root.with_extension("toml");
     let toml = toml::to_string(&std::collections::BTreeMap::from([("worker", config)])).unwrap();
     std::fs::write(&file, toml).unwrap();
-    let mut command = tokio::process::Command::new(support::built_binary("worker"));
+    let mut command = tokio::process::Command::new(nanomuse_tests::built_binary("worker"));
     command
         .arg("--config")
         .arg(&file)
         .args(["--listen", &address.to_string()]);
-    let mut child = support::spawn_quiet(command);
+    let mut child = nanomuse_tests::spawn_quiet(command);
     let endpoint = format!("http://{address}");
-    support::until_up(&mut child, "worker", || {
+    nanomuse_tests::until_up(&mut child, "worker", || {
         nanomuse_proto::GrpcBackend::connect(endpoint.clone())
     })
     .await;
     child
 }
 
-async fn state_of(controller: &support::ControllerProcess, name: &str) -> String {
+async fn state_of(controller: &nanomuse_tests::ControllerProcess, name: &str) -> String {
     let fleet = controller.workers().await;
     fleet
         .iter()
@@ -408,17 +370,21 @@ async fn a_workspace_whose_worker_is_down_waits_for_it_then_gives_a_clear_error(
 }
 
 async fn down_scenario() {
-    support::logs();
-    let site = support::serve_site().await;
+    nanomuse_tests::logs();
+    let site = nanomuse_tests::serve_site().await;
     let dir = tempfile::tempdir().unwrap();
-    let mut config = support::controller_config(&dir.path().join("controller"));
+    let mut config = nanomuse_tests::controller_config(&dir.path().join("controller"));
     config.controller.worker_return_ms = 5_000;
-    let controller = support::ControllerProcess::start(config, "127.0.0.1:0").await;
-    let w1_config =
-        support::registered_worker_config(&dir.path().join("w1"), "w1", controller.address, 2);
-    let w1_address = support::free_address();
+    let controller = nanomuse_tests::ControllerProcess::start(config, "127.0.0.1:0").await;
+    let w1_config = nanomuse_tests::registered_worker_config(
+        &dir.path().join("w1"),
+        "w1",
+        controller.address,
+        2,
+    );
+    let w1_address = nanomuse_tests::free_address();
     let mut w1 = spawn_worker(&w1_config, w1_address).await;
-    let w2 = support::Worker::start(support::registered_worker_config(
+    let w2 = nanomuse_tests::Worker::start(nanomuse_tests::registered_worker_config(
         &dir.path().join("w2"),
         "w2",
         controller.address,
@@ -429,9 +395,9 @@ async fn down_scenario() {
     let mut tool = controller.tool().await;
 
     // Two workers, no workspace yet: the tie goes to w1 by name.
-    let first = run(
+    let first = acted(
         &mut tool,
-        navigate("t", "ws", format!("http://{site}/page")),
+        act_in("t", "ws", navigate(format!("http://{site}/page"))),
     )
     .await;
     assert_eq!(first.backend, "worker:w1");
@@ -451,7 +417,7 @@ async fn down_scenario() {
     let mut waiting_tool = tool.clone();
     let waiting = tokio::spawn(async move {
         waiting_tool
-            .act(act("t", "", Action::Extract(ExtractAction {})))
+            .act(act("t", Action::Extract(ExtractAction {})))
             .await
     });
     tokio::time::sleep(Duration::from_millis(1_500)).await;
@@ -476,7 +442,7 @@ async fn down_scenario() {
         reply.text
     );
     // New workspaces still go anywhere; this one stays with w1.
-    let again = run(&mut tool, act("t", "", Action::Extract(ExtractAction {}))).await;
+    let again = acted(&mut tool, act("t", Action::Extract(ExtractAction {}))).await;
     assert_eq!(again.backend, "worker:w1");
     assert!(!again.text.contains("Waited "), "{}", again.text);
 
@@ -492,7 +458,7 @@ async fn down_scenario() {
     }
     let asked = Instant::now();
     let refused = tool
-        .act(act("t", "", Action::Extract(ExtractAction {})))
+        .act(act("t", Action::Extract(ExtractAction {})))
         .await
         .expect_err("no worker has the profile");
     assert!(
@@ -511,7 +477,7 @@ async fn down_scenario() {
 
     // The killed worker's Chromium outlived it; nothing else will end it.
     let profile = dir.path().join("w1/local/ws/browser-profile");
-    if let Some(pid) = support::chromium_pid(&profile) {
+    if let Some(pid) = nanomuse_tests::chromium_pid(&profile) {
         let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
     }
     controller.stop().await;
@@ -523,34 +489,39 @@ async fn down_scenario() {
 /// worker's address, and the controller takes it on for the drain.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_worker_drained_right_after_a_controller_restart_hands_its_profiles_over() {
-    support::logs();
-    let site = support::serve_site().await;
+    nanomuse_tests::logs();
+    let site = nanomuse_tests::serve_site().await;
     let dir = tempfile::tempdir().unwrap();
     // Slow heartbeats: the drain comes long before the worker's next one.
     let config = || {
-        let mut config = support::controller_config(&dir.path().join("controller"));
+        let mut config = nanomuse_tests::controller_config(&dir.path().join("controller"));
         config.controller.heartbeat_interval_ms = 5_000;
         config.controller.heartbeat_timeout_ms = 15_000;
         config
     };
-    let controller = support::ControllerProcess::start(config(), "127.0.0.1:0").await;
+    let controller = nanomuse_tests::ControllerProcess::start(config(), "127.0.0.1:0").await;
     let address = controller.address;
-    let worker_config =
-        |name: &str| support::registered_worker_config(&dir.path().join(name), name, address, 4);
-    let w1 = support::Worker::start(worker_config("w1")).await;
+    let worker_config = |name: &str| {
+        nanomuse_tests::registered_worker_config(&dir.path().join(name), name, address, 4)
+    };
+    let w1 = nanomuse_tests::Worker::start(worker_config("w1")).await;
     controller.wait_for_workers(&["w1"]).await;
     let mut tool = controller.tool().await;
-    let set = run(
+    let set = acted(
         &mut tool,
-        navigate("t", "moving", format!("http://{site}/set-cookies")),
+        act_in(
+            "t",
+            "moving",
+            navigate(format!("http://{site}/set-cookies")),
+        ),
     )
     .await;
     assert_eq!(worker_of(&set), "w1");
-    let w2 = support::Worker::start(worker_config("w2")).await;
+    let w2 = nanomuse_tests::Worker::start(worker_config("w2")).await;
     controller.wait_for_workers(&["w1", "w2"]).await;
 
     controller.stop().await;
-    let controller = support::ControllerProcess::start(config(), &address.to_string()).await;
+    let controller = nanomuse_tests::ControllerProcess::start(config(), &address.to_string()).await;
     assert!(
         controller.workers().await.is_empty(),
         "the restarted controller knows no worker yet"
@@ -560,9 +531,13 @@ async fn a_worker_drained_right_after_a_controller_restart_hands_its_profiles_ov
 
     controller.wait_for_workers(&["w2"]).await;
     let mut tool = controller.tool().await;
-    let moved = run(
+    let moved = acted(
         &mut tool,
-        navigate("t", "moving", format!("http://{site}/echo-cookies")),
+        act_in(
+            "t",
+            "moving",
+            navigate(format!("http://{site}/echo-cookies")),
+        ),
     )
     .await;
     assert_eq!(worker_of(&moved), "w2", "{}", moved.text);
@@ -571,7 +546,7 @@ async fn a_worker_drained_right_after_a_controller_restart_hands_its_profiles_ov
         "{}",
         moved.text
     );
-    let page = run(&mut tool, act("t", "", Action::Extract(ExtractAction {}))).await;
+    let page = acted(&mut tool, act("t", Action::Extract(ExtractAction {}))).await;
     assert!(page.text.contains("persistent=kept"), "{}", page.text);
     controller.stop().await;
     w2.stop().await;

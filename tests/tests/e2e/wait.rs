@@ -3,8 +3,6 @@
 //! — no request in flight and no DOM change for a moment — at most 15 s, saying so when it
 //! never is; `wait --text T` waits until T is on the page, and says so when it does not come.
 
-mod support;
-
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -12,11 +10,8 @@ use axum::Router;
 use axum::response::Html;
 use axum::routing::get;
 use nanomuse_proto::act_request::Action;
-use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::*;
-use support::*;
-
-type Tool = BrowserToolClient<tonic::transport::Channel>;
+use nanomuse_tests::*;
 
 /// Draws its button 1.5 s after load, from a timer: nothing on the network says so.
 const LATE: &str = r#"<!doctype html><title>Late</title><body>
@@ -62,17 +57,6 @@ async fn pages() -> SocketAddr {
     address
 }
 
-async fn act(tool: &mut Tool, action: Action) -> ActReply {
-    tool.act(ActRequest {
-        thread: "waiting".into(),
-        action: Some(action),
-        ..Default::default()
-    })
-    .await
-    .unwrap_or_else(|status| panic!("action failed: {}", status.message()))
-    .into_inner()
-}
-
 fn wait(seconds: f64, text: &str) -> Action {
     Action::Wait(WaitAction {
         seconds,
@@ -91,11 +75,14 @@ async fn on_page(path: &str) -> (ControllerProcess, Worker, tempfile::TempDir, T
     let dir = tempfile::tempdir().unwrap();
     let (controller, worker) = controller_with_worker(dir.path(), |_| {}).await;
     let mut tool = controller.tool().await;
-    act(
+    acted(
         &mut tool,
-        Action::Navigate(NavigateAction {
-            url: format!("http://{site}{path}"),
-        }),
+        act(
+            "waiting",
+            Action::Navigate(NavigateAction {
+                url: format!("http://{site}{path}"),
+            }),
+        ),
     )
     .await;
     (controller, worker, dir, tool)
@@ -105,7 +92,7 @@ async fn on_page(path: &str) -> (ControllerProcess, Worker, tempfile::TempDir, T
 async fn wait_seconds_pauses_then_lists_what_the_page_drew() {
     let (controller, worker, _dir, mut tool) = on_page("/late").await;
     let started = Instant::now();
-    let reply = act(&mut tool, wait(3.0, "")).await;
+    let reply = acted(&mut tool, act("waiting", wait(3.0, ""))).await;
     assert!(
         started.elapsed() >= Duration::from_secs(3),
         "wait 3 answered after {:?}",
@@ -121,7 +108,7 @@ async fn wait_seconds_pauses_then_lists_what_the_page_drew() {
 #[tokio::test]
 async fn wait_alone_waits_until_the_dom_stops_changing() {
     let (controller, worker, _dir, mut tool) = on_page("/loading").await;
-    let reply = act(&mut tool, wait(0.0, "")).await;
+    let reply = acted(&mut tool, act("waiting", wait(0.0, ""))).await;
     assert!(
         reply.text.starts_with("The page is quiet."),
         "{}",
@@ -136,7 +123,7 @@ async fn wait_alone_waits_until_the_dom_stops_changing() {
 async fn wait_alone_on_a_page_that_never_stops_returns_at_15_s_saying_so() {
     let (controller, worker, _dir, mut tool) = on_page("/clock").await;
     let started = Instant::now();
-    let reply = act(&mut tool, wait(0.0, "")).await;
+    let reply = acted(&mut tool, act("waiting", wait(0.0, ""))).await;
     let took = started.elapsed();
     assert!(
         reply
@@ -156,17 +143,17 @@ async fn wait_alone_on_a_page_that_never_stops_returns_at_15_s_saying_so() {
 #[tokio::test]
 async fn wait_for_text_returns_when_it_appears_and_says_so_when_it_does_not() {
     let (controller, worker, _dir, mut tool) = on_page("/confirm").await;
-    let reply = act(&mut tool, wait(0.0, "Order confirmed")).await;
+    let reply = acted(&mut tool, act("waiting", wait(0.0, "Order confirmed"))).await;
     assert!(
         reply.text.starts_with("'Order confirmed' is on the page."),
         "{}",
         reply.text
     );
-    let extract = act(&mut tool, Action::Extract(ExtractAction {})).await;
+    let extract = acted(&mut tool, act("waiting", Action::Extract(ExtractAction {}))).await;
     assert!(extract.text.contains("Order confirmed"), "{}", extract.text);
 
     let started = Instant::now();
-    let reply = act(&mut tool, wait(1.0, "Order cancelled")).await;
+    let reply = acted(&mut tool, act("waiting", wait(1.0, "Order cancelled"))).await;
     assert!(started.elapsed() >= Duration::from_secs(1));
     assert!(
         reply
@@ -178,11 +165,7 @@ async fn wait_for_text_returns_when_it_appears_and_says_so_when_it_does_not() {
 
     // Bad input changes nothing and says what would do.
     let refused = tool
-        .act(ActRequest {
-            thread: "waiting".into(),
-            action: Some(wait(0.0, "   ")),
-            ..Default::default()
-        })
+        .act(act("waiting", wait(0.0, "   ")))
         .await
         .expect_err("only spaces");
     assert_eq!(refused.code(), tonic::Code::InvalidArgument);

@@ -6,8 +6,6 @@
 //! cookie or the fetched body; a log line inside an op carries its trace id; and `/metrics` of
 //! each service shows the named series with plausible values.
 
-mod support;
-
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -18,6 +16,7 @@ use axum::response::{Html, IntoResponse};
 use axum::routing::get;
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::*;
+use nanomuse_tests::*;
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
 };
@@ -26,7 +25,6 @@ use opentelemetry_proto::tonic::collector::trace::v1::{
 };
 use opentelemetry_proto::tonic::common::v1::{KeyValue, any_value};
 use serde_json::{Value, json};
-use support::*;
 use tokio::sync::Notify;
 
 const TYPED: &str = "typed-secret-91c4";
@@ -231,12 +229,7 @@ struct Agent {
 
 impl Agent {
     async fn act(&mut self, thread: &str, backend: &str, action: Action, trace: u8) -> ActReply {
-        let mut request = tonic::Request::new(ActRequest {
-            thread: thread.into(),
-            backend: backend.into(),
-            action: Some(action),
-            ..Default::default()
-        });
+        let mut request = tonic::Request::new(act_on(thread, backend, action));
         let (traceparent, _, _) = traceparent(trace);
         request
             .metadata_mut()

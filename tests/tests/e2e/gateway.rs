@@ -3,8 +3,6 @@
 //! the test on a raw WebSocket (the phone's own code never does these things). A reconnect and
 //! the phones coming and going are the phone's own Kotlin program (`android/run-phone.sh`).
 
-mod support;
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -12,8 +10,8 @@ use futures::{SinkExt, StreamExt};
 use nanomuse_device_gateway::GatewayConfig;
 use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
 use nanomuse_proto::*;
+use nanomuse_tests::phone::KotlinPhone;
 use serde_json::{Value, json};
-use support::phone::KotlinPhone;
 use tokio_tungstenite::tungstenite::Message as Frame;
 use tokio_util::sync::CancellationToken;
 
@@ -28,7 +26,7 @@ struct Gateway {
 
 impl Gateway {
     async fn start(tune: impl FnOnce(&mut GatewayConfig)) -> Self {
-        support::logs();
+        nanomuse_tests::logs();
         let mut config = GatewayConfig::default();
         config.device_tokens.insert(TOKEN.into(), "acme".into());
         tune(&mut config);

@@ -12,8 +12,6 @@
 //! were removed from the package (emberjs_require), or break on today's Chromium (montage and
 //! stapes at load, polymer counting a completed todo only with a native Object.observe).
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -23,12 +21,8 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use nanomuse_proto::act_request::Action;
-use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::*;
-use support::*;
-use tonic::transport::Channel;
-
-type Tool = BrowserToolClient<Channel>;
+use nanomuse_tests::*;
 
 const TODO_TEXT: &str = "buy milk";
 const FIELD_START: &str = "What needs to be ";
@@ -114,13 +108,9 @@ async fn serve_corpus(root: PathBuf, count: usize) -> Vec<std::net::SocketAddr> 
     addresses
 }
 
-async fn act(tool: &mut Tool, thread: &str, action: Action) -> Result<ActReply, String> {
-    let request = ActRequest {
-        thread: thread.into(),
-        action: Some(action),
-        ..Default::default()
-    };
-    tool.act(request)
+/// `action` on `thread`; the error as the agent reads it.
+async fn attempt(tool: &mut Tool, thread: &str, action: Action) -> Result<ActReply, String> {
+    tool.act(act(thread, action))
         .await
         .map(tonic::Response::into_inner)
         .map_err(|status| status.message().to_string())
@@ -132,7 +122,7 @@ fn find(reply: &ActReply, wanted: impl Fn(&Element) -> bool) -> Option<&Element>
 
 /// The page's words, runs of white space made one space.
 async fn words(tool: &mut Tool, thread: &str) -> Result<String, String> {
-    let reply = act(tool, thread, Action::Extract(ExtractAction {})).await?;
+    let reply = attempt(tool, thread, Action::Extract(ExtractAction {})).await?;
     Ok(reply.text.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
@@ -187,7 +177,7 @@ async fn step(
     action: Action,
 ) -> Result<ActReply, (&'static str, String)> {
     let typing = matches!(action, Action::Type(_));
-    let result = act(tool, thread, action).await;
+    let result = attempt(tool, thread, action).await;
     note(run, typing, &result);
     result.map_err(|error| (name, error))
 }
@@ -337,7 +327,7 @@ async fn run_corpus(
         let url = format!("http://{site}/examples/{app}/index.html");
         let began = Instant::now();
         if let Some(first) = &first {
-            act(tool, app, first.clone()).await.unwrap();
+            attempt(tool, app, first.clone()).await.unwrap();
         }
         let run = task(tool, app, url).await;
         let outcome = match &run.failed {
@@ -349,7 +339,7 @@ async fn run_corpus(
             began.elapsed().as_secs_f64()
         );
         // A page left open costs the browser memory and time for the apps after it.
-        let _ = act(tool, app, Action::Close(CloseAction {})).await;
+        let _ = attempt(tool, app, Action::Close(CloseAction {})).await;
         runs.push((app.clone(), run));
     }
     let passed = runs.iter().filter(|(_, run)| run.failed.is_none()).count();
@@ -442,7 +432,7 @@ async fn every_todomvc_app_of_the_corpus_does_the_same_on_the_phone() {
     // A thread goes to the phone once the controller has heard of it (auto: the phone first).
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let reply = act(&mut tool, "which", Action::State(StateAction {})).await;
+        let reply = attempt(&mut tool, "which", Action::State(StateAction {})).await;
         if reply.is_ok_and(|reply| reply.backend == "device:todo-phone") {
             break;
         }

@@ -1,13 +1,11 @@
 //! The worker end to end: every op over real gRPC, on a real worker driving real Chromium,
 //! against pages the test serves on 127.0.0.1.
 
-mod support;
-
 use std::time::Duration;
 
 use nanomuse_proto::*;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::*;
 
 async fn eval(backend: &GrpcBackend, page: &str, js: &str) -> Value {
     let reply = backend

@@ -10,17 +10,15 @@
 //! (`android/run-phone.sh`, [`KotlinPhone`]): the worker is compared with the phone's code,
 //! not with itself.
 
-mod support;
-
 use std::time::Duration;
 
 use nanomuse_device_gateway::GatewayConfig;
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::*;
+use nanomuse_tests::phone::KotlinPhone;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::phone::KotlinPhone;
-use support::*;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::Channel;
 
@@ -137,15 +135,6 @@ impl System {
     }
 }
 
-fn request(thread: &str, backend: &str, action: Action) -> ActRequest {
-    ActRequest {
-        thread: thread.into(),
-        backend: backend.into(),
-        action: Some(action),
-        ..Default::default()
-    }
-}
-
 /// What the agent saw at one step, without what legitimately differs between backends (the
 /// backend's name, the frame's id).
 #[derive(Debug, PartialEq)]
@@ -217,7 +206,7 @@ where
     let mut steps = Vec::new();
     let mut act = async |step: &'static str, action: Action| -> ActReply {
         let reply = tool
-            .act(request(thread, backend, action))
+            .act(act_on(thread, backend, action))
             .await
             .unwrap_or_else(|e| panic!("{thread} {step}: {e}"))
             .into_inner();
@@ -439,7 +428,7 @@ async fn routing_follows_the_phone_and_a_take_over_on_the_phone_holds_its_thread
     let state = || Action::State(StateAction {});
 
     let reply = tool
-        .act(request("auto", "", state()))
+        .act(act_on("auto", "", state()))
         .await
         .unwrap()
         .into_inner();
@@ -467,7 +456,7 @@ async fn routing_follows_the_phone_and_a_take_over_on_the_phone_holds_its_thread
         .await;
 
     let reply = tool
-        .act(request("server", "playwright", state()))
+        .act(act_on("server", "playwright", state()))
         .await
         .unwrap()
         .into_inner();
@@ -476,13 +465,13 @@ async fn routing_follows_the_phone_and_a_take_over_on_the_phone_holds_its_thread
     system.device.take().unwrap().stop().await;
     system.wait_for_devices(&[]).await;
     let reply = tool
-        .act(request("auto", "", state()))
+        .act(act_on("auto", "", state()))
         .await
         .unwrap()
         .into_inner();
     assert_eq!(reply.backend, "worker:w1", "auto falls back to a worker");
     let error = tool
-        .act(request("phone-only", "device", state()))
+        .act(act_on("phone-only", "device", state()))
         .await
         .unwrap_err();
     assert_eq!(error.code(), tonic::Code::Unavailable);
@@ -500,7 +489,7 @@ async fn routing_follows_the_phone_and_a_take_over_on_the_phone_holds_its_thread
         )
         .await;
     let reply = tool
-        .act(request("phone-only", "", state()))
+        .act(act_on("phone-only", "", state()))
         .await
         .unwrap()
         .into_inner();

@@ -1,14 +1,12 @@
 //! The element listing end to end: the controller's LIST_JS and RESOLVE_JS run through the
 //! `evaluate` op of a real worker on real Chromium, against pages the test serves.
 
-mod support;
-
 use std::time::Instant;
 
 use nanomuse_controller::listing::{LIST_JS, ListedElement, Listing, RESOLVE_JS, Resolved};
 use nanomuse_proto::*;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::*;
 
 async fn eval(backend: &GrpcBackend, page: &str, js: &str, arg: Value) -> String {
     backend

@@ -5,14 +5,12 @@
 //! and 1280 px wide without anything cut or overlapping, and its pictures are kept in
 //! `target/card/` for review.
 
-mod support;
-
 use std::path::PathBuf;
 
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::*;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::*;
 
 /// Resolves once `CONDITION` (a JS expression) is truthy, checked on every DOM change and every
 /// load of an image; rejects after 15 s with what it waited for (`WHAT`). The condition is
@@ -168,26 +166,27 @@ async fn the_card_in_a_real_browser_takes_taps_and_text_and_done_releases_the_ag
     let dir = tempfile::tempdir().unwrap();
     let (controller, worker) = controller_with_worker(dir.path(), |_| {}).await;
     let mut tool = controller.tool().await;
-    let act = |action| ActRequest {
-        thread: "card".into(),
-        action: Some(action),
-        ..Default::default()
-    };
     let reason = "press the button and fill the field";
-    tool.act(act(Action::Navigate(NavigateAction {
-        url: format!("http://{site}/takeover"),
-    })))
+    tool.act(act(
+        "card",
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}/takeover"),
+        }),
+    ))
     .await
     .unwrap();
-    tool.act(act(Action::HandOver(HandOverAction {
-        reason: reason.into(),
-    })))
+    tool.act(act(
+        "card",
+        Action::HandOver(HandOverAction {
+            reason: reason.into(),
+        }),
+    ))
     .await
     .unwrap();
     let mut agent = tool.clone();
     let waiting = tokio::spawn(async move {
         agent
-            .act(act(Action::Extract(ExtractAction::default())))
+            .act(act("card", Action::Extract(ExtractAction::default())))
             .await
     });
 

@@ -9,8 +9,6 @@
 //! (`gateway.rs`), the queue's deadline with one slot (`controller.rs::when_every_worker_is_
 //! full_an_action_gets_the_deadline_error`), a hold kept over a clean restart (`holds.rs`).
 
-mod support;
-
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -26,15 +24,12 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use futures::{SinkExt, StreamExt};
 use nanomuse_proto::act_request::Action;
-use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::*;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::*;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::Channel;
-
-type Tool = BrowserToolClient<Channel>;
 
 // ---------------------------------------------------------------------------------------------
 // The site: pages that tell the test when a request reaches them, and hostile pages.
@@ -251,35 +246,6 @@ async fn big_download() -> Response {
 // ---------------------------------------------------------------------------------------------
 // Helpers.
 
-fn act(thread: &str, action: Action) -> ActRequest {
-    ActRequest {
-        thread: thread.into(),
-        action: Some(action),
-        ..Default::default()
-    }
-}
-
-fn navigate(thread: &str, url: String) -> ActRequest {
-    act(thread, Action::Navigate(NavigateAction { url }))
-}
-
-async fn ok(tool: &mut Tool, request: ActRequest) -> ActReply {
-    let what = format!("{:?}", request.action);
-    tool.act(request)
-        .await
-        .unwrap_or_else(|e| panic!("{what}: {:?} {}", e.code(), e.message()))
-        .into_inner()
-}
-
-fn number_of(reply: &ActReply, label: &str) -> i64 {
-    reply
-        .elements
-        .iter()
-        .find(|e| e.label == label)
-        .unwrap_or_else(|| panic!("no {label:?} in {:#?}", reply.elements))
-        .n as i64
-}
-
 /// `error` has `code` and says each of `says`.
 fn assert_clear(error: &tonic::Status, code: tonic::Code, says: &[&str]) {
     assert_eq!(error.code(), code, "{}", error.message());
@@ -377,9 +343,9 @@ async fn chromium_killed_during_an_action_fails_it_clearly_and_the_next_relaunch
     let (controller, worker) =
         controller_with_worker(dir.path(), |c| c.controller.settle_ms = 30_000).await;
     let mut tool = controller.tool().await;
-    ok(&mut tool, navigate("k", site.url("/cookies"))).await;
-    let busy = ok(&mut tool, navigate("k", site.url("/busy"))).await;
-    let start = number_of(&busy, "Start");
+    acted(&mut tool, act("k", navigate(site.url("/cookies")))).await;
+    let busy = acted(&mut tool, act("k", navigate(site.url("/busy")))).await;
+    let start = element(&busy, "Start");
 
     let mut hits = site.state.hits.subscribe();
     let mut clicking = tool.clone();
@@ -411,12 +377,12 @@ async fn chromium_killed_during_an_action_fails_it_clearly_and_the_next_relaunch
 
     // The next action relaunches Chromium on the same profile: the page is back where it was,
     // with the cookies it had, including the ones set seconds before the kill.
-    let state = ok(&mut tool, act("k", Action::State(StateAction {}))).await;
+    let state = acted(&mut tool, act("k", Action::State(StateAction {}))).await;
     assert!(state.url.ends_with("/busy"), "{}", state.url);
     let relaunched = chromium_pid(&profile).expect("chromium relaunched");
     assert_ne!(relaunched, pid);
-    ok(&mut tool, navigate("k", site.url("/echo-cookies"))).await;
-    let echoed = ok(&mut tool, act("k", Action::Extract(ExtractAction {}))).await;
+    acted(&mut tool, act("k", navigate(site.url("/echo-cookies")))).await;
+    let echoed = acted(&mut tool, act("k", Action::Extract(ExtractAction {}))).await;
     assert!(
         echoed
             .text
@@ -437,8 +403,8 @@ async fn a_renderer_crash_is_reported_and_the_page_comes_back() {
     let (controller, worker) =
         controller_with_worker(dir.path(), |c| c.controller.settle_ms = 30_000).await;
     let mut tool = controller.tool().await;
-    let busy = ok(&mut tool, navigate("r", site.url("/busy"))).await;
-    let start = number_of(&busy, "Start");
+    let busy = acted(&mut tool, act("r", navigate(site.url("/busy")))).await;
+    let start = element(&busy, "Start");
     let profile = local_profile(&dir.path().join("w1"), "default");
     let browser = chromium_pid(&profile).unwrap();
 
@@ -472,9 +438,9 @@ async fn a_renderer_crash_is_reported_and_the_page_comes_back() {
         &["crashed", "reloads it at its last URL", "look again"],
     );
     // The next action finds the page back at its URL, in the same browser.
-    let listed = ok(&mut tool, act("r", Action::Extract(ExtractAction {}))).await;
+    let listed = acted(&mut tool, act("r", Action::Extract(ExtractAction {}))).await;
     assert!(listed.url.ends_with("/busy"), "{}", listed.url);
-    let again = ok(&mut tool, navigate("r", site.url("/plain"))).await;
+    let again = acted(&mut tool, act("r", navigate(site.url("/plain")))).await;
     assert_eq!(again.title, "Plain");
 
     // Between actions (once the last one's frame is taken): the next one brings the page back
@@ -494,7 +460,7 @@ async fn a_renderer_crash_is_reported_and_the_page_comes_back() {
         Ok(reply) => reply.into_inner(),
         Err(error) => {
             assert!(error.message().contains("crashed"), "{}", error.message());
-            ok(&mut tool, act("r", Action::Extract(ExtractAction {}))).await
+            acted(&mut tool, act("r", Action::Extract(ExtractAction {}))).await
         }
     };
     assert!(extracted.url.ends_with("/plain"), "{}", extracted.url);
@@ -537,8 +503,8 @@ async fn a_worker_killed_mid_action_is_reported_marked_down_used_again_and_nothi
     controller.wait_for_workers(&["w1"]).await;
     let mut tool = controller.tool().await;
 
-    let page = ok(&mut tool, navigate("w", site.url("/counter"))).await;
-    let count = number_of(&page, "Count");
+    let page = acted(&mut tool, act("w", navigate(site.url("/counter")))).await;
+    let count = element(&page, "Count");
     let mut hits = site.state.hits.subscribe();
     let mut clicking = tool.clone();
     let click = tokio::spawn(async move {
@@ -594,9 +560,9 @@ async fn a_worker_killed_mid_action_is_reported_marked_down_used_again_and_nothi
     // It comes back with the same name and profiles: the workspace is served there again.
     let worker = Worker::spawn(&binary, worker_config).await;
     controller.wait_for_workers(&["w1"]).await;
-    let again = ok(&mut tool, navigate("w", site.url("/counter"))).await;
+    let again = acted(&mut tool, act("w", navigate(site.url("/counter")))).await;
     assert_eq!(again.backend, "worker:w1");
-    ok(&mut tool, act("w", Action::Extract(ExtractAction {}))).await;
+    acted(&mut tool, act("w", Action::Extract(ExtractAction {}))).await;
     assert_eq!(
         site.state.counted.load(Ordering::SeqCst),
         1,
@@ -1010,7 +976,7 @@ async fn the_controller_killed_during_a_burst_of_writes_keeps_every_acknowledged
     );
     controller.wait_for_workers(&["instant"]).await;
     let mut tool = controller.tool().await;
-    ok(
+    acted(
         &mut tool,
         act(
             "after",
@@ -1125,12 +1091,7 @@ async fn a_phone_that_leaves_or_goes_silent_mid_op_fails_that_action_clearly_and
     config.controller.gateways = vec![format!("http://{gateway}")];
     let controller = ControllerProcess::start(config, "127.0.0.1:0").await;
     let tool = controller.tool().await;
-    let on_phone = || ActRequest {
-        thread: "p".into(),
-        backend: "device".into(),
-        action: Some(Action::State(StateAction {})),
-        ..Default::default()
-    };
+    let on_phone = || act_on("p", "device", Action::State(StateAction {}));
 
     // The phone leaves while the op is on it.
     let mut phone = phone_connects(gateway).await;
@@ -1255,7 +1216,7 @@ async fn hostile_pages_get_a_clear_reply_in_time_and_the_worker_stays_healthy() 
     for (i, path) in cases.iter().enumerate() {
         let thread = format!("hostile-{i}");
         let started = Instant::now();
-        let outcome = tokio::time::timeout(bound, tool.act(navigate(&thread, site.url(path))))
+        let outcome = tokio::time::timeout(bound, tool.act(act(&thread, navigate(site.url(path)))))
             .await
             .unwrap_or_else(|_| panic!("{path}: no reply within {bound:?}"));
         let took = started.elapsed();
@@ -1270,7 +1231,7 @@ async fn hostile_pages_get_a_clear_reply_in_time_and_the_worker_stays_healthy() 
         // The next thread on the same browser works at once.
         let next = format!("after-{i}");
         let started = Instant::now();
-        let plain = ok(&mut tool, navigate(&next, site.url("/plain"))).await;
+        let plain = acted(&mut tool, act(&next, navigate(site.url("/plain")))).await;
         assert_eq!(plain.title, "Plain", "after {path}");
         assert!(
             started.elapsed() < Duration::from_secs(10),
@@ -1321,11 +1282,11 @@ async fn hostile_pages_get_a_clear_reply_in_time_and_the_worker_stays_healthy() 
     // would try again.
     for (i, case) in cases.iter().enumerate() {
         let thread = format!("hostile-{i}");
-        let plain = match tool.act(navigate(&thread, site.url("/plain"))).await {
+        let plain = match tool.act(act(&thread, navigate(site.url("/plain")))).await {
             Ok(reply) => reply.into_inner(),
             Err(status) => {
                 assert_clear(&status, tonic::Code::DeadlineExceeded, &["timed out"]);
-                tool.act(navigate(&thread, site.url("/plain")))
+                tool.act(act(&thread, navigate(site.url("/plain"))))
                     .await
                     .unwrap_or_else(|status| panic!("{case} then /plain twice: {status:?}"))
                     .into_inner()
@@ -1334,19 +1295,19 @@ async fn hostile_pages_get_a_clear_reply_in_time_and_the_worker_stays_healthy() 
         assert_eq!(plain.title, "Plain", "{case}");
     }
     // A page that asks to stay is left anyway.
-    let trap = ok(&mut tool, navigate("trap", site.url("/beforeunload"))).await;
-    ok(
+    let trap = acted(&mut tool, act("trap", navigate(site.url("/beforeunload")))).await;
+    acted(
         &mut tool,
         act(
             "trap",
             Action::Click(ClickAction {
-                n: number_of(&trap, "Arm"),
+                n: element(&trap, "Arm"),
             }),
         ),
     )
     .await;
     let started = Instant::now();
-    let left = ok(&mut tool, navigate("trap", site.url("/plain"))).await;
+    let left = acted(&mut tool, act("trap", navigate(site.url("/plain")))).await;
     assert_eq!(left.title, "Plain");
     assert!(started.elapsed() < Duration::from_secs(5));
     // A fetch of the 50 MB is refused over the worker's cap, saying so.
@@ -1424,10 +1385,7 @@ async fn fifty_threads_on_two_small_workers_complete_or_are_refused_and_memory_r
         let mut tool = tool.clone();
         let url = site.url("/plain");
         threads.push(tokio::spawn(async move {
-            let request = ActRequest {
-                workspace: format!("ws{}", i % 10),
-                ..navigate(&format!("t{i}"), url)
-            };
+            let request = act_in(&format!("t{i}"), &format!("ws{}", i % 10), navigate(url));
             let first = tool.act(request).await;
             let second = tool
                 .act(act(&format!("t{i}"), Action::Extract(ExtractAction {})))

@@ -10,14 +10,12 @@
 //! - token files hold digests: the token behind a digest works, the digest itself does not,
 //!   and a plaintext token in a file stops the program.
 //!
-//! The lists of methods, actions and routes are read from `browser_tool.proto` and the HTTP
-//! router's source, so a new one without a case here fails.
-
-mod support;
+//! The lists of methods and actions come from `browser_tool.proto`'s descriptors and the routes
+//! from the table the HTTP router is built from (`nanomuse_tests::contract`), so a new one
+//! without a case here fails.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
-use std::path::Path;
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
@@ -31,9 +29,10 @@ use nanomuse_proto::profile_transfer_client::ProfileTransferClient;
 use nanomuse_proto::tokens::token_digest;
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
 use nanomuse_proto::*;
+use nanomuse_tests::contract::{action_names, http_routes, rpc_methods};
+use nanomuse_tests::phone::KotlinPhone;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::phone::KotlinPhone;
-use support::*;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::Channel;
 
@@ -49,78 +48,8 @@ const DEVICE: &str = "phone-1";
 /// otherwise hang the test rather than fail it.
 const CALL_LIMIT: Duration = Duration::from_secs(60);
 
-fn repo() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
-
-// ---------------------------------------------------------------------------------------------
-// What the controller offers, read from its sources.
-
-/// The methods of `service` in `browser_tool.proto`.
-fn rpc_methods(service: &str) -> Vec<String> {
-    let proto = std::fs::read_to_string(repo().join("proto/proto/browser_tool.proto")).unwrap();
-    let body = proto
-        .split(&format!("service {service} {{"))
-        .nth(1)
-        .unwrap_or_else(|| panic!("no service {service}"))
-        .split('}')
-        .next()
-        .unwrap();
-    body.lines()
-        .filter_map(|line| line.trim().strip_prefix("rpc "))
-        .map(|rest| rest.split('(').next().unwrap().trim().to_string())
-        .collect()
-}
-
-/// The fields of `ActRequest`'s `oneof action`: every action of the tool.
-fn action_names() -> Vec<String> {
-    let proto = std::fs::read_to_string(repo().join("proto/proto/browser_tool.proto")).unwrap();
-    let body = proto
-        .split("oneof action {")
-        .nth(1)
-        .unwrap()
-        .split('}')
-        .next()
-        .unwrap();
-    body.lines()
-        .filter_map(|line| line.split_whitespace().nth(1).map(str::to_string))
-        .collect()
-}
-
-/// (method, path) of every route of the controller's HTTP router.
-fn http_routes() -> Vec<(String, String)> {
-    let source = std::fs::read_to_string(repo().join("controller/src/http/mod.rs")).unwrap();
-    let mut routes = Vec::new();
-    for line in source.lines() {
-        let Some(rest) = line.trim().strip_prefix(".route(\"") else {
-            continue;
-        };
-        let (path, handlers) = rest.split_once('"').unwrap();
-        for method in ["get", "post", "put", "patch", "delete"] {
-            if handlers.contains(&format!("{method}(")) {
-                routes.push((method.to_uppercase(), path.to_string()));
-            }
-        }
-    }
-    assert!(
-        routes.len() >= 10,
-        "the router's routes were not found: {routes:?}"
-    );
-    routes
-}
-
 // ---------------------------------------------------------------------------------------------
 // Calls.
-
-fn bearer<T>(message: T, token: Option<&str>) -> tonic::Request<T> {
-    let mut request = tonic::Request::new(message);
-    if let Some(token) = token {
-        request
-            .metadata_mut()
-            .insert("authorization", format!("Bearer {token}").parse().unwrap());
-    }
-    request
-}
 
 fn with_hop<T>(message: T, secret: Option<&str>) -> tonic::Request<T> {
     let mut request = tonic::Request::new(message);
@@ -284,7 +213,7 @@ fn route_call(method: &str, route: &str, ids: &Ids, site: SocketAddr) -> (String
         ("GET", "/api/browser/{thread}/live") => (format!("/api/browser/{t}/live"), None),
         ("GET", "/api/browser/{thread}/events") => (format!("/api/browser/{t}/events"), None),
         other => panic!(
-            "no case for route {other:?} in tests/tests/tenants.rs: add one, so another \
+            "no case for route {other:?} in tests/tests/e2e/tenants.rs: add one, so another \
              tenant tries it on tenant A's ids"
         ),
     };
@@ -324,7 +253,7 @@ fn action_of(name: &str, site: SocketAddr) -> Action {
         }),
         "state" => Action::State(StateAction {}),
         other => panic!(
-            "no case for action {other:?} in tests/tests/tenants.rs: add one, so another \
+            "no case for action {other:?} in tests/tests/e2e/tenants.rs: add one, so another \
              tenant tries it on tenant A's threads"
         ),
     }
@@ -485,12 +414,7 @@ impl System {
         backend: &str,
         action: Action,
     ) -> Result<ActReply, tonic::Status> {
-        let request = ActRequest {
-            thread: thread.into(),
-            backend: backend.into(),
-            action: Some(action),
-            ..Default::default()
-        };
+        let request = act_on(thread, backend, action);
         let mut tool = self.tool().await;
         tokio::time::timeout(CALL_LIMIT, tool.act(bearer(request, Some(token))))
             .await
@@ -537,10 +461,6 @@ impl System {
         self.gateway_shutdown.cancel();
         self.gateway_task.await.unwrap().unwrap();
     }
-}
-
-fn navigate(url: String) -> Action {
-    Action::Navigate(NavigateAction { url })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -795,7 +715,7 @@ async fn tenant_b_gets_nothing_of_tenant_a_from_any_method_or_route() {
                 }
             }
             other => panic!(
-                "no case for BrowserTool.{other} in tests/tests/tenants.rs: add one, so \
+                "no case for BrowserTool.{other} in tests/tests/e2e/tenants.rs: add one, so \
                  another tenant tries it on tenant A's ids"
             ),
         }
@@ -939,14 +859,7 @@ async fn no_token_or_a_wrong_one_is_refused_on_every_method_and_route() {
         for token in refused_tokens {
             let status = match method.as_str() {
                 "Act" => tool
-                    .act(bearer(
-                        ActRequest {
-                            thread: "t".into(),
-                            action: Some(Action::State(StateAction {})),
-                            ..Default::default()
-                        },
-                        token,
-                    ))
+                    .act(bearer(act("t", Action::State(StateAction {})), token))
                     .await
                     .map(drop),
                 "WatchFrames" => tool
@@ -963,7 +876,7 @@ async fn no_token_or_a_wrong_one_is_refused_on_every_method_and_route() {
                     ))
                     .await
                     .map(drop),
-                other => panic!("no case for BrowserTool.{other} in tests/tests/tenants.rs"),
+                other => panic!("no case for BrowserTool.{other} in tests/tests/e2e/tenants.rs"),
             }
             .unwrap_err();
             assert_eq!(

@@ -3,18 +3,13 @@
 //! taken, which GetFrame then says; the id is never handed out again). The `controller` binary
 //! as a process of its own, a worker beside it, killed five times right after a navigate.
 
-mod support;
-
 use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::path::Path;
 
 use nanomuse_proto::act_request::Action;
-use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::*;
-use support::*;
-
-type Tool = BrowserToolClient<tonic::transport::Channel>;
+use nanomuse_tests::*;
 
 async fn start_controller(address: SocketAddr, data: &Path) -> (tokio::process::Child, Tool) {
     let mut command = tokio::process::Command::new(built_binary("controller"));
@@ -26,16 +21,6 @@ async fn start_controller(address: SocketAddr, data: &Path) -> (tokio::process::
     let endpoint = format!("http://{address}");
     let tool = until_up(&mut child, "controller", || Tool::connect(endpoint.clone())).await;
     (child, tool)
-}
-
-async fn act(tool: &mut Tool, action: Action) -> Result<ActReply, tonic::Status> {
-    tool.act(ActRequest {
-        thread: "crashing".into(),
-        action: Some(action),
-        ..Default::default()
-    })
-    .await
-    .map(tonic::Response::into_inner)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -54,37 +39,14 @@ async fn a_sigkill_right_after_a_reply_loses_neither_its_listing_nor_its_frame_i
     ))
     .await;
     // The first action needs the worker registered (later ones wait for it to come back).
-    let mut registry = nanomuse_proto::worker_registry_client::WorkerRegistryClient::connect(
-        format!("http://{address}"),
-    )
-    .await
-    .unwrap();
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !registry
-        .list_workers(ListWorkersRequest {})
-        .await
-        .unwrap()
-        .into_inner()
-        .workers
-        .iter()
-        .any(|w| w.name == "w1" && w.live)
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "w1 did not register"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    wait_for_workers(address, &["w1"]).await;
     let mut frame_ids = HashSet::new();
     for round in 1..=5 {
-        let page = act(
-            &mut tool,
-            Action::Navigate(NavigateAction {
-                url: format!("http://{site}/page"),
-            }),
-        )
-        .await
-        .unwrap_or_else(|status| panic!("round {round}: navigate: {status}"));
+        let page = tool
+            .act(act("crashing", navigate(format!("http://{site}/page"))))
+            .await
+            .map(tonic::Response::into_inner)
+            .unwrap_or_else(|status| panic!("round {round}: navigate: {status}"));
         let frame = page.frame.clone().expect("a navigate names its frame").id;
         assert!(
             frame_ids.insert(frame.clone()),
@@ -95,16 +57,18 @@ async fn a_sigkill_right_after_a_reply_loses_neither_its_listing_nor_its_frame_i
         controller.wait().await.unwrap();
 
         (controller, tool) = start_controller(address, &data).await;
-        let pressed = act(
-            &mut tool,
-            Action::Click(ClickAction {
-                n: element(&page, "Press"),
-            }),
-        )
-        .await
-        .unwrap_or_else(|status| {
-            panic!("round {round}: click by the listing before the crash: {status}")
-        });
+        let pressed = tool
+            .act(act(
+                "crashing",
+                Action::Click(ClickAction {
+                    n: element(&page, "Press"),
+                }),
+            ))
+            .await
+            .map(tonic::Response::into_inner)
+            .unwrap_or_else(|status| {
+                panic!("round {round}: click by the listing before the crash: {status}")
+            });
         assert!(pressed.text.contains("Clicked 'Press'"), "{}", pressed.text);
         let clicked_frame = pressed.frame.expect("a click names its frame").id;
         assert!(

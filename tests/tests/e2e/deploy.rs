@@ -18,36 +18,13 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use base64::Engine as _;
+use nanomuse_tests::{binaries_dir, built_binary, repo};
 use serde::Deserialize as _;
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt as _;
 
 const OVERLAYS: &[&str] = &["dev", "production"];
 const PROBES: &[&str] = &["startupProbe", "readinessProbe", "livenessProbe"];
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// Where the workspace's binaries are: this test runs from `<target>/debug/deps/`, and
-/// tests/run.sh builds them (`cargo build --workspace --bins`) before the tests.
-fn binaries() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-fn binary(name: &str) -> PathBuf {
-    let path = binaries().join(name);
-    assert!(
-        path.exists(),
-        "{} is missing: build the binaries first (cargo build --workspace --bins, as tests/run.sh does)",
-        path.display()
-    );
-    path
-}
 
 // ---------------------------------------------------------------------------------------------
 // Rendering and validation: validate.sh, once for every test of this file.
@@ -585,7 +562,7 @@ fn check_overlay<'a>(overlay: &str, objects: &'a [Value], dev: &'a [Value]) -> V
             "{title}: {} does not build and copy {binary_name}",
             image.file.display()
         );
-        binary(&binary_name);
+        built_binary(&binary_name);
         // runAsNonRoot needs a numeric user to check, and the volumes' fsGroup the same one.
         let user: u64 = image
             .user
@@ -1134,7 +1111,7 @@ fn start_all(objects: &[Value], dev: &[Value], deployed: &[Deployed], root: &Pat
         std::fs::create_dir_all(&home).unwrap();
         let log = dir.join("log");
         let out = std::fs::File::create(&log).unwrap();
-        let mut command = tokio::process::Command::new(binary(&d.binary));
+        let mut command = tokio::process::Command::new(built_binary(&d.binary));
         command
             .args(&args)
             .env_clear()
@@ -1431,7 +1408,7 @@ async fn the_local_layout_runs_as_five_processes_and_stops_on_sigterm() {
     let mut run = LocalRun {
         child: tokio::process::Command::new(repo().join("deploy/local/run.sh"))
             .arg("--bin-dir")
-            .arg(binaries())
+            .arg(binaries_dir())
             .args(["--base-port", "auto", "--dir"])
             .arg(dir.path().join("run"))
             .stdin(std::process::Stdio::null())

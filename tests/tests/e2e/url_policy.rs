@@ -9,8 +9,6 @@
 //! the deployment lets exactly that address through with `allow_addresses = ["127.0.0.2/32"]`,
 //! the operator's escape hatch; everything else on loopback stays refused.
 
-mod support;
-
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,13 +19,9 @@ use axum::http::header;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
 use nanomuse_proto::act_request::Action;
-use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::*;
-use support::*;
+use nanomuse_tests::*;
 use tokio::io::AsyncWriteExt;
-use tonic::transport::Channel;
-
-type Tool = BrowserToolClient<Channel>;
 
 /// A server on 127.0.0.1 that must never be reached: it counts every connection (whatever is
 /// sent on it, TLS included) and answers plain HTTP with its secret.
@@ -160,14 +154,6 @@ async fn hosted_fleet(dir: &std::path::Path) -> (ControllerProcess, Worker) {
         config.controller.url_policy.allow_addresses = vec!["127.0.0.2/32".into()];
     })
     .await
-}
-
-fn act(thread: &str, action: Action) -> ActRequest {
-    ActRequest {
-        thread: thread.into(),
-        action: Some(action),
-        ..Default::default()
-    }
 }
 
 fn navigate_to(url: &str) -> Action {

@@ -12,8 +12,6 @@
 //! - quotas per tenant answer RESOURCE_EXHAUSTED / 429, `/api/state` comes in pages, NUL is
 //!   refused in a key and a hold's reason, and an oversized body is 413.
 
-mod support;
-
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -28,8 +26,8 @@ use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::profile_transfer_client::ProfileTransferClient;
 use nanomuse_proto::tokens::token_digest;
 use nanomuse_proto::*;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::*;
 use tonic::transport::Channel;
 
 const TOKEN_A: &str = "token-of-tenant-a-0123456789";
@@ -74,37 +72,20 @@ async fn http(
 
 const JSON: (&str, &str) = ("content-type", "application/json");
 
-fn bearer<T>(message: T, token: Option<&str>) -> tonic::Request<T> {
-    let mut request = tonic::Request::new(message);
-    if let Some(token) = token {
-        request
-            .metadata_mut()
-            .insert("authorization", format!("Bearer {token}").parse().unwrap());
-    }
-    request
-}
-
-async fn act(
-    tool: &mut BrowserToolClient<Channel>,
+/// `action` on `thread` in `workspace`, as the tenant of `token` (none: no token); a call
+/// that hangs fails the test instead.
+async fn act_as(
+    tool: &mut Tool,
     token: Option<&str>,
     thread: &str,
     workspace: &str,
     action: Action,
 ) -> Result<ActReply, tonic::Status> {
-    let request = ActRequest {
-        thread: thread.into(),
-        workspace: workspace.into(),
-        action: Some(action),
-        ..Default::default()
-    };
+    let request = act_in(thread, workspace, action);
     tokio::time::timeout(Duration::from_secs(60), tool.act(bearer(request, token)))
         .await
         .unwrap_or_else(|_| panic!("an action on {thread} did not answer"))
         .map(tonic::Response::into_inner)
-}
-
-fn navigate(url: String) -> Action {
-    Action::Navigate(NavigateAction { url })
 }
 
 fn hand_over(reason: &str) -> Action {
@@ -254,7 +235,7 @@ async fn the_server_refuses_foreign_hosts_origins_and_blind_state_changes() {
     let base = controller.address;
     let own_host = format!("127.0.0.1:{}", base.port());
     let mut tool = controller.tool().await;
-    let reply = act(
+    let reply = act_as(
         &mut tool,
         None,
         "t",
@@ -264,7 +245,7 @@ async fn the_server_refuses_foreign_hosts_origins_and_blind_state_changes() {
     .await
     .unwrap();
     let frame = reply.frame.unwrap().id;
-    let hold = act(&mut tool, None, "t", "", hand_over("sign in"))
+    let hold = act_as(&mut tool, None, "t", "", hand_over("sign in"))
         .await
         .unwrap();
     let hold_id = {
@@ -388,11 +369,7 @@ async fn a_grpc_call_over_http1_is_refused_so_a_rebound_page_cannot_act() {
     let (controller, worker) = controller_with_worker(dir.path(), |_| {}).await;
     // What a page's fetch can send once its name resolves to 127.0.0.1: HTTP/1.1, a gRPC
     // content type, a framed ActRequest.
-    let request = ActRequest {
-        thread: "rebound".into(),
-        action: Some(navigate(format!("http://{site}/page"))),
-        ..Default::default()
-    };
+    let request = act("rebound", navigate(format!("http://{site}/page")));
     let message = request.encode_to_vec();
     let mut body = vec![0u8];
     body.extend_from_slice(&(message.len() as u32).to_be_bytes());
@@ -415,7 +392,7 @@ async fn a_grpc_call_over_http1_is_refused_so_a_rebound_page_cannot_act() {
     assert!(thread_names(&state).is_empty(), "the page acted: {state}");
     // gRPC itself, over HTTP/2, is served as ever.
     let mut tool = controller.tool().await;
-    act(
+    act_as(
         &mut tool,
         None,
         "t",
@@ -468,7 +445,7 @@ async fn a_huge_url_of_one_tenant_leaves_another_tenants_running_action_untouche
     let mut tool_a = controller.tool().await;
     let mut tool_b = controller.tool().await;
     // Both tenants' browsers up on the one worker.
-    act(
+    act_as(
         &mut tool_a,
         Some(TOKEN_A),
         "a",
@@ -477,7 +454,7 @@ async fn a_huge_url_of_one_tenant_leaves_another_tenants_running_action_untouche
     )
     .await
     .unwrap();
-    act(
+    act_as(
         &mut tool_b,
         Some(TOKEN_B),
         "b",
@@ -488,7 +465,7 @@ async fn a_huge_url_of_one_tenant_leaves_another_tenants_running_action_untouche
     .unwrap();
 
     let running = tokio::spawn(async move {
-        act(
+        act_as(
             &mut tool_a,
             Some(TOKEN_A),
             "a",
@@ -503,7 +480,7 @@ async fn a_huge_url_of_one_tenant_leaves_another_tenants_running_action_untouche
         .expect("tenant A's navigation reached the page");
 
     let huge = format!("http://{site}/page?q={}", "x".repeat(1024 * 1024));
-    let error = act(&mut tool_b, Some(TOKEN_B), "b", "", navigate(huge))
+    let error = act_as(&mut tool_b, Some(TOKEN_B), "b", "", navigate(huge))
         .await
         .map(|reply| reply.text)
         .err();
@@ -525,7 +502,7 @@ async fn a_huge_url_of_one_tenant_leaves_another_tenants_running_action_untouche
 
     // Past the browser's own limit, refused before any backend: no thread is made.
     let over = format!("http://{site}/page?q={}", "x".repeat(2 * 1024 * 1024 + 1));
-    let refused = act(&mut tool_b, Some(TOKEN_B), "new-b", "", navigate(over))
+    let refused = act_as(&mut tool_b, Some(TOKEN_B), "new-b", "", navigate(over))
         .await
         .unwrap_err();
     assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
@@ -687,20 +664,20 @@ async fn quotas_paging_nul_and_oversized_bodies_get_their_clear_errors() {
         assert!(status.message().contains(quota), "{}", status.message());
     };
 
-    act(&mut tool, None, "t1", "a", hand_over("one"))
+    act_as(&mut tool, None, "t1", "a", hand_over("one"))
         .await
         .unwrap();
-    act(&mut tool, None, "t2", "b", hand_over("two"))
+    act_as(&mut tool, None, "t2", "b", hand_over("two"))
         .await
         .unwrap();
     // A third workspace is a third profile.
     exhausted(
-        act(&mut tool, None, "t3", "c", hand_over("three")).await,
+        act_as(&mut tool, None, "t3", "c", hand_over("three")).await,
         "controller.quotas.profiles",
     );
     // A third open hold.
     exhausted(
-        act(&mut tool, None, "t3", "a", hand_over("three")).await,
+        act_as(&mut tool, None, "t3", "a", hand_over("three")).await,
         "controller.quotas.open_holds",
     );
     let (status, _, body) = http(
@@ -715,7 +692,7 @@ async fn quotas_paging_nul_and_oversized_bodies_get_their_clear_errors() {
     assert!(body["error"].as_str().unwrap().contains("open_holds"));
     // A fourth thread.
     exhausted(
-        act(&mut tool, None, "t4", "a", hand_over("four")).await,
+        act_as(&mut tool, None, "t4", "a", hand_over("four")).await,
         "controller.quotas.threads",
     );
 
@@ -732,7 +709,7 @@ async fn quotas_paging_nul_and_oversized_bodies_get_their_clear_errors() {
                         .await
                         .unwrap(),
                 );
-                act(
+                act_as(
                     &mut tool,
                     None,
                     thread,
@@ -746,7 +723,7 @@ async fn quotas_paging_nul_and_oversized_bodies_get_their_clear_errors() {
     // Nothing tells when both wait: ask until the quota answers, with a bound.
     let mut refused = None;
     for _ in 0..250 {
-        if let Err(status) = act(&mut tool, None, "t3", "", hand_over("three")).await
+        if let Err(status) = act_as(&mut tool, None, "t3", "", hand_over("three")).await
             && status.code() == tonic::Code::ResourceExhausted
             && status.message().contains("actions_in_flight")
         {
@@ -759,7 +736,7 @@ async fn quotas_paging_nul_and_oversized_bodies_get_their_clear_errors() {
     assert!(refused.message().contains("wait for one to finish"));
 
     // NUL and control characters where text is a key or a reason: refused, nothing made.
-    let status = act(
+    let status = act_as(
         &mut tool,
         None,
         "t9",

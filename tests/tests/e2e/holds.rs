@@ -1,12 +1,10 @@
 //! Holds and the take-over over real sockets: the agent's actions wait while the user has the
 //! page, the user's input through the HTTP API, Done, the timeout, a restart, and bad input.
 
-mod support;
-
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::*;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::*;
 
 /// The controller's HTTP API, as the card and other clients use it.
 struct Api {
@@ -72,14 +70,6 @@ impl Api {
         let (status, state) = self.get("/api/state").await;
         assert_eq!(status, 200, "{state}");
         state
-    }
-}
-
-fn act(thread: &str, action: Action) -> ActRequest {
-    ActRequest {
-        thread: thread.into(),
-        action: Some(action),
-        ..Default::default()
     }
 }
 

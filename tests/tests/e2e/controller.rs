@@ -1,17 +1,11 @@
 //! The controller end to end, over real sockets: a controller, two workers, real Chromium, pages
 //! served on 127.0.0.1. What an agent sees of the browser tool.
 
-mod support;
-
 use std::time::Duration;
 
 use nanomuse_proto::act_request::Action;
-use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::*;
-use support::*;
-use tonic::transport::Channel;
-
-type Tool = BrowserToolClient<Channel>;
+use nanomuse_tests::*;
 
 /// A controller with two registered workers, `w1` and `w2`.
 struct Fleet {
@@ -53,58 +47,21 @@ impl Fleet {
     }
 }
 
-fn act(thread: &str, workspace: &str, action: Action) -> ActRequest {
-    ActRequest {
-        thread: thread.into(),
-        workspace: workspace.into(),
-        action: Some(action),
-        ..Default::default()
-    }
-}
-
 async fn navigate(tool: &mut Tool, thread: &str, url: String) -> ActReply {
-    tool.act(act(thread, "", Action::Navigate(NavigateAction { url })))
-        .await
-        .expect("navigate")
-        .into_inner()
-}
-
-/// The number of the listed element whose label is `label`.
-fn number_of(reply: &ActReply, label: &str) -> i64 {
-    reply
-        .elements
-        .iter()
-        .find(|e| e.label == label)
-        .unwrap_or_else(|| panic!("no element {label:?} in {:#?}", reply.elements))
-        .n as i64
+    acted(tool, act(thread, Action::Navigate(NavigateAction { url }))).await
 }
 
 async fn click(tool: &mut Tool, thread: &str, n: i64) -> ActReply {
-    tool.act(act(thread, "", Action::Click(ClickAction { n })))
-        .await
-        .expect("click")
-        .into_inner()
+    acted(tool, act(thread, Action::Click(ClickAction { n }))).await
 }
 
 async fn type_into(tool: &mut Tool, thread: &str, n: i64, text: &str) -> ActReply {
-    tool.act(act(
-        thread,
-        "",
-        Action::Type(TypeAction {
-            n,
-            text: text.into(),
-        }),
-    ))
-    .await
-    .expect("type")
-    .into_inner()
+    let text = text.into();
+    acted(tool, act(thread, Action::Type(TypeAction { n, text }))).await
 }
 
 async fn extract(tool: &mut Tool, thread: &str) -> ActReply {
-    tool.act(act(thread, "", Action::Extract(ExtractAction {})))
-        .await
-        .expect("extract")
-        .into_inner()
+    acted(tool, act(thread, Action::Extract(ExtractAction {}))).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -146,7 +103,7 @@ async fn click_follows_a_link_and_a_login_by_click_and_type_is_sent_by_fetch() {
     let mut tool = fleet.controller.tool().await;
 
     let page = navigate(&mut tool, "t", format!("http://{site}/page")).await;
-    let clicked = click(&mut tool, "t", number_of(&page, "Next")).await;
+    let clicked = click(&mut tool, "t", element(&page, "Next")).await;
     assert!(clicked.url.ends_with("/second"), "{}", clicked.url);
     assert!(
         clicked.text.starts_with("Clicked 'Next' → now at"),
@@ -169,14 +126,13 @@ async fn click_follows_a_link_and_a_login_by_click_and_type_is_sent_by_fetch() {
         "a typed secret never comes back: {}",
         typed.text
     );
-    let submitted = click(&mut tool, "t", number_of(&typed, "Sign in")).await;
+    let submitted = click(&mut tool, "t", element(&typed, "Sign in")).await;
     assert!(submitted.url.ends_with("/account"), "{}", submitted.url);
     assert!(extract(&mut tool, "t").await.text.contains("ada"));
 
     let fetched = tool
         .act(act(
             "t",
-            "",
             Action::Fetch(FetchAction {
                 url: format!("http://{site}/api/whoami"),
                 ..Default::default()
@@ -199,7 +155,7 @@ async fn type_fills_react_and_vue_inputs_so_their_state_changes() {
     let mut tool = fleet.controller.tool().await;
     for fixture in ["react.html", "vue.html"] {
         let page = navigate(&mut tool, "f", format!("http://{site}/fixtures/{fixture}")).await;
-        let n = number_of(&page, "Your name");
+        let n = element(&page, "Your name");
         type_into(&mut tool, "f", n, "Grace Hopper").await;
         let text = extract(&mut tool, "f").await.text;
         assert!(text.contains("state:Grace Hopper"), "{fixture}: {text}");
@@ -228,7 +184,7 @@ async fn frames_come_for_page_changing_actions_only_and_the_thirteenth_pushes_ou
     let extracted = extract(&mut tool, "fr").await;
     assert!(extracted.frame.is_none(), "extract changes no page");
     let state = tool
-        .act(act("fr", "", Action::State(StateAction {})))
+        .act(act("fr", Action::State(StateAction {})))
         .await
         .unwrap()
         .into_inner();
@@ -237,7 +193,7 @@ async fn frames_come_for_page_changing_actions_only_and_the_thirteenth_pushes_ou
     for i in 0..12 {
         let dy = if i % 2 == 0 { 300.0 } else { -300.0 };
         let reply = tool
-            .act(act("fr", "", Action::Scroll(ScrollAction { dy })))
+            .act(act("fr", Action::Scroll(ScrollAction { dy })))
             .await
             .unwrap()
             .into_inner();
@@ -288,12 +244,11 @@ async fn type_into_an_element_that_takes_no_text_names_the_fields_that_do() {
     let fleet = Fleet::start(4).await;
     let mut tool = fleet.controller.tool().await;
     let page = navigate(&mut tool, "t", format!("http://{site}/page")).await;
-    let press = number_of(&page, "Press");
+    let press = element(&page, "Press");
     let field = page.elements.iter().find(|e| e.kind == "input").unwrap();
     let error = tool
         .act(act(
             "t",
-            "",
             Action::Type(TypeAction {
                 n: press,
                 text: "Ada".into(),
@@ -322,7 +277,7 @@ async fn a_listing_made_stale_by_a_navigation_gives_a_clear_error() {
     let fleet = Fleet::start(4).await;
     let mut tool = fleet.controller.tool().await;
     let page = navigate(&mut tool, "s", format!("http://{site}/page")).await;
-    let press = number_of(&page, "Press");
+    let press = element(&page, "Press");
     // The page goes elsewhere on its own, behind the controller's back.
     let worker = fleet
         .workers
@@ -340,7 +295,7 @@ async fn a_listing_made_stale_by_a_navigation_gives_a_clear_error() {
         .await
         .unwrap();
     let stale = tool
-        .act(act("s", "", Action::Click(ClickAction { n: press })))
+        .act(act("s", Action::Click(ClickAction { n: press })))
         .await
         .unwrap_err();
     assert_eq!(stale.code(), tonic::Code::FailedPrecondition);
@@ -351,7 +306,7 @@ async fn a_listing_made_stale_by_a_navigation_gives_a_clear_error() {
     );
     for n in [0, -1, 99] {
         let error = tool
-            .act(act("s", "", Action::Click(ClickAction { n })))
+            .act(act("s", Action::Click(ClickAction { n })))
             .await
             .unwrap_err();
         assert_eq!(
@@ -370,7 +325,7 @@ async fn workspaces_are_placed_on_different_workers_and_return_to_theirs_after_a
     let fleet = Fleet::start(4).await;
     let mut tool = fleet.controller.tool().await;
     let one = tool
-        .act(act(
+        .act(act_in(
             "a",
             "ws-one",
             Action::Navigate(NavigateAction {
@@ -381,7 +336,7 @@ async fn workspaces_are_placed_on_different_workers_and_return_to_theirs_after_a
         .unwrap()
         .into_inner();
     let two = tool
-        .act(act(
+        .act(act_in(
             "b",
             "ws-two",
             Action::Navigate(NavigateAction {
@@ -409,13 +364,13 @@ async fn workspaces_are_placed_on_different_workers_and_return_to_theirs_after_a
     let mut tool = controller.tool().await;
     // ws-two first: a fresh choice would now pick the first worker by name.
     let again_two = tool
-        .act(act("b", "", Action::Screenshot(ScreenshotAction {})))
+        .act(act("b", Action::Screenshot(ScreenshotAction {})))
         .await
         .unwrap()
         .into_inner();
     assert_eq!(again_two.backend, two.backend);
     let again_one = tool
-        .act(act("a", "", Action::Screenshot(ScreenshotAction {})))
+        .act(act("a", Action::Screenshot(ScreenshotAction {})))
         .await
         .unwrap()
         .into_inner();
@@ -441,7 +396,7 @@ async fn when_every_worker_is_full_an_action_gets_the_deadline_error() {
     let mut tool = fleet.controller.tool().await;
     // Place each workspace first, then hold both workers' only slot with a page that never loads.
     for (thread, workspace) in [("x", "ws-x"), ("y", "ws-y")] {
-        tool.act(act(
+        tool.act(act_in(
             thread,
             workspace,
             Action::Navigate(NavigateAction {
@@ -456,7 +411,7 @@ async fn when_every_worker_is_full_an_action_gets_the_deadline_error() {
         let mut tool = tool.clone();
         let url = format!("http://{site}/never");
         holders.push(tokio::spawn(async move {
-            tool.act(act(thread, "", Action::Navigate(NavigateAction { url })))
+            tool.act(act(thread, Action::Navigate(NavigateAction { url })))
                 .await
         }));
     }
@@ -477,7 +432,7 @@ async fn when_every_worker_is_full_an_action_gets_the_deadline_error() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let refused = tool
-        .act(act(
+        .act(act_in(
             "z",
             "ws-x",
             Action::Navigate(NavigateAction {

@@ -9,19 +9,13 @@
 //! an unknown CLI subcommand in `controller/src/cli.rs` (`bad_usage`); bad input at the worker's
 //! own ops in `worker.rs::bad_input_gets_a_clear_error_and_changes_nothing`.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
 use nanomuse_proto::act_request::Action;
-use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::profile_action::Kind;
 use nanomuse_proto::*;
+use nanomuse_tests::*;
 use serde_json::{Value, json};
-use support::*;
-use tonic::transport::Channel;
-
-type Tool = BrowserToolClient<Channel>;
 
 /// A controller with one worker, the test site, and a thread on its `/page`.
 struct System {
@@ -31,14 +25,6 @@ struct System {
     tool: Tool,
     http: reqwest::Client,
     _dir: tempfile::TempDir,
-}
-
-fn act(thread: &str, action: Action) -> ActRequest {
-    ActRequest {
-        thread: thread.into(),
-        action: Some(action),
-        ..Default::default()
-    }
 }
 
 impl System {

@@ -1,0 +1,136 @@
+//! The workspace's binaries as processes of their own: where they are, how they start quiet,
+//! when they answer, how they stop; and waiting on what has no event.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+/// How a served component runs: as a task of this process, or as a workspace binary in a
+/// process of its own.
+pub(crate) enum Running {
+    Task {
+        shutdown: CancellationToken,
+        task: tokio::task::JoinHandle<anyhow::Result<()>>,
+    },
+    Process(tokio::process::Child),
+}
+
+impl Running {
+    pub(crate) async fn stop(self) {
+        match self {
+            Running::Task { shutdown, task } => {
+                shutdown.cancel();
+                task.await.unwrap().unwrap();
+            }
+            Running::Process(mut child) => {
+                // SIGTERM, as Kubernetes stops a pod: the binary drains, then exits with 0.
+                let pid = child.id().expect("still running").to_string();
+                let sent = std::process::Command::new("kill")
+                    .args(["-TERM", &pid])
+                    .status()
+                    .unwrap();
+                assert!(sent.success(), "kill -TERM {pid} failed");
+                let status = child.wait().await.unwrap();
+                assert!(status.success(), "process {pid} ended with {status}");
+            }
+        }
+    }
+}
+
+/// The repository's top folder.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Where the workspace's binaries are, built before the tests (`cargo build --workspace
+/// --bins`, as `tests/run.sh` does): the tests run in `<target>/<profile>/deps` (the benchmark
+/// in `<target>/<profile>/examples`), the binaries one up.
+pub fn binaries_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+/// The workspace's binary `name`; panics when it was not built.
+pub fn built_binary(name: &str) -> PathBuf {
+    let binary = binaries_dir().join(name);
+    assert!(
+        binary.exists(),
+        "{} is missing: build the binaries first (cargo build --workspace --bins, as tests/run.sh does)",
+        binary.display()
+    );
+    binary
+}
+
+/// A loopback address no one listens on now. The binaries print their bound address only in
+/// their logs, so they are told one; another program taking it in between is unlikely here.
+pub fn free_address() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap()
+}
+
+/// Starts `command` with only warnings and errors on stderr; the process dies with this one
+/// should it panic before it is stopped.
+pub fn spawn_quiet(mut command: tokio::process::Command) -> tokio::process::Child {
+    command
+        .env("RUST_LOG", "warn")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true);
+    command.spawn().expect("cannot start the binary")
+}
+
+/// Retries `connect` until the process `child` answers; there is no event for a process that
+/// starts listening. Panics when the process exits first or takes over 20 s.
+pub async fn until_up<T, E: std::fmt::Debug, F>(
+    child: &mut tokio::process::Child,
+    what: &str,
+    mut connect: impl FnMut() -> F,
+) -> T
+where
+    F: std::future::Future<Output = Result<T, E>>,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        match connect().await {
+            Ok(connected) => return connected,
+            Err(error) => {
+                if let Some(status) = child.try_wait().unwrap() {
+                    panic!("the {what} binary exited ({status}) before answering");
+                }
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "the {what} binary did not answer within 20 s: {error:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    }
+}
+
+/// Waits, up to `limit`, for `condition` to hold; there is no event to wait on for a process
+/// that ends or a file that appears.
+pub async fn eventually(limit: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    while tokio::time::Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    condition()
+}
+
+/// Worker logs on the test's output, filtered by `RUST_LOG` (off when unset).
+pub fn logs() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_test_writer()
+        .try_init();
+}
