@@ -9,6 +9,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ".nanomuse.browser.v1.UrlPolicy",
         "#[derive(serde::Serialize, serde::Deserialize)] #[serde(default, deny_unknown_fields)]",
     );
+    // The descriptors, exported as `FILE_DESCRIPTOR_SET`: the one table of services, methods
+    // and messages that tests and tools read instead of the `.proto` text.
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
+    config.file_descriptor_set_path(out.join("contract.bin"));
     tonic_prost_build::configure().compile_with_config(
         config,
         &[

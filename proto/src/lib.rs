@@ -24,6 +24,9 @@ pub mod v1 {
     tonic::include_proto!("nanomuse.browser.v1");
 }
 
+/// The encoded `FileDescriptorSet` of the `.proto` files: every service, method and message.
+pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/contract.bin"));
+
 pub use backend::BackendError;
 pub use client::GrpcBackend;
 pub use config_file::config_section;

@@ -6,8 +6,8 @@
 use prost::Message as _;
 use prost_types::FileDescriptorSet;
 
-/// The `.proto` files' descriptors, as `build.rs` had protoc write them.
-static DESCRIPTORS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/contract.bin"));
+/// The `.proto` files' descriptors, as the proto crate exports them.
+static DESCRIPTORS: &[u8] = nanomuse_proto::FILE_DESCRIPTOR_SET;
 
 fn descriptors() -> FileDescriptorSet {
     FileDescriptorSet::decode(DESCRIPTORS).expect("protoc's descriptor set")
