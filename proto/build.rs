@@ -20,6 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "proto/browser_tool.proto",
             "proto/device_gateway.proto",
             "proto/profile_transfer.proto",
+            "proto/downloads.proto",
         ],
         &["proto"],
     )?;

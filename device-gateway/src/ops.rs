@@ -307,7 +307,8 @@ impl DeviceOp for SettleRequest {
                 .get("settled")
                 .and_then(Value::as_bool)
                 .unwrap_or(true),
-            refused: Vec::new(),
+            // A phone's downloads stay on the phone.
+            ..Default::default()
         })
     }
 }

@@ -7,6 +7,7 @@
 mod backend;
 mod client;
 mod config_file;
+pub mod downloads;
 mod error_code;
 pub mod hop;
 pub mod limits;

@@ -160,7 +160,7 @@ impl LiveBrowser {
                 json!({"behavior": "allow", "downloadPath": downloads_dir, "eventsEnabled": true}),
             )
             .await?;
-            let (downloads, downloads_task) = Downloads::watch(&browser).await?;
+            let (downloads, downloads_task) = Downloads::watch(&browser, downloads_dir).await?;
             let cookie_snapshot = cookies::snapshot_path(profile_dir);
             let restored = cookies::restore(&browser, &cookie_snapshot).await?;
             if restored > 0 {

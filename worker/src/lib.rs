@@ -10,6 +10,7 @@ pub mod chromium;
 pub mod config;
 pub mod cookies;
 pub mod downloads;
+pub mod downloads_service;
 pub mod egress;
 pub mod emulation;
 pub mod error;
@@ -110,6 +111,11 @@ pub async fn run(
         .add_service(health_service)
         .add_service(BackendServer::service(backend.clone()))
         .add_service(transfer::TransferService::service(backend.pool.clone()))
+        .add_service(nanomuse_proto::downloads::DownloadsServer::service(
+            Arc::new(downloads_service::DownloadsFolder::new(
+                &config.profiles_root,
+            )),
+        ))
         .into_axum_router()
         .layer(nanomuse_proto::hop::RequireHopSecretLayer::new(
             hop_secret.clone(),

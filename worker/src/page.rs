@@ -106,6 +106,8 @@ impl PageHandle {
             .map_err(WorkerError::invalid)?;
         let page = browser.new_page(params).await?;
         let target_id = page.target_id().inner().clone();
+        // A download this page starts records the page it came from.
+        downloads.track_page(&target_id, spec.last_url.clone());
         let started = async {
             let side_session = side.attach(&target_id).await?;
             let tracker =

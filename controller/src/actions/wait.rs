@@ -207,7 +207,7 @@ mod tests {
         h.backend.on::<SettleRequest>(|_| {
             Ok(SettleReply {
                 settled: true,
-                refused: vec![],
+                ..Default::default()
             })
         });
         h

@@ -139,7 +139,7 @@ impl Backend for FakeBackend {
     async fn settle(&self, _: SettleRequest) -> Result<SettleReply, BackendError> {
         Ok(SettleReply {
             settled: true,
-            refused: Vec::new(),
+            ..Default::default()
         })
     }
 

@@ -1,6 +1,7 @@
 //! `settle {timeout_ms}`: waits until the document has loaded, no request is in flight and a
 //! frame has been drawn without network activity meanwhile — bounded by the timeout. The reply
-//! carries what the URL policy refused for the page meanwhile.
+//! carries what the URL policy refused for the page meanwhile, and the files its downloads
+//! saved (waited for within the bound).
 
 use std::time::Duration;
 
@@ -33,24 +34,23 @@ pub async fn run(
     request: &SettleRequest,
     default_timeout: Duration,
 ) -> Result<SettleReply> {
-    let settled = wait(page, request, default_timeout).await?;
-    Ok(SettleReply {
-        settled,
-        refused: super::sentences(page.take_refusals(None)),
-    })
-}
-
-async fn wait(
-    page: &PageHandle,
-    request: &SettleRequest,
-    default_timeout: Duration,
-) -> Result<bool> {
     let bound = match request.timeout_ms {
         0 => default_timeout,
         ms => Duration::from_millis(ms.into()),
     }
     .min(MAX_SETTLE);
     let deadline = Instant::now() + bound;
+    let settled = wait(page, deadline).await?;
+    // A click on a link to a file: its download, once complete, is what the action did.
+    let downloads = page.downloads.finished(&page.target_id, deadline).await;
+    Ok(SettleReply {
+        settled,
+        refused: super::sentences(page.take_refusals(None)),
+        downloads,
+    })
+}
+
+async fn wait(page: &PageHandle, deadline: Instant) -> Result<bool> {
     let mut changes = page.tracker.subscribe();
     loop {
         let round_start = std::time::Instant::now();
