@@ -213,6 +213,7 @@ impl Controller {
             pending_frame: None,
             url_policy: self.url_policies.for_tenant(tenant),
             refused: Default::default(),
+            downloaded: Default::default(),
         }
     }
 
@@ -383,7 +384,7 @@ impl Controller {
         let Some(action) = request.action else {
             return Err(ControllerError::InvalidArgument(
                 "no action given: navigate, extract, click, type, key, scroll, back, wait, \
-                 screenshot, fetch, profile, close, hand_over or state"
+                 screenshot, fetch, profile, close, hand_over, state or downloads"
                     .into(),
             ));
         };
@@ -403,6 +404,10 @@ impl Controller {
             .await?;
         if let Action::HandOver(hand_over) = &action {
             return actions::hand_over::run(&self.holds, tenant, &request.thread, hand_over).await;
+        }
+        // The workspace's files, not the page: no hold to wait for, no backend slot.
+        if let Action::Downloads(_) = &action {
+            return actions::downloads::run(self, tenant, &record).await;
         }
         let waiting_since = Instant::now();
         let waited = self.holds.wait_released(tenant, &request.thread).await?;

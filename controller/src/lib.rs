@@ -56,6 +56,8 @@ pub struct LocalWorker {
     pub name: String,
     pub capacity: u32,
     pub backend: Arc<dyn nanomuse_proto::Backend>,
+    /// Its downloads folder, read without a network hop.
+    pub downloads: Option<Arc<dyn nanomuse_proto::downloads::Downloads>>,
 }
 
 /// [`run`], with an in-process worker beside any that register over gRPC.
@@ -92,9 +94,12 @@ pub async fn run_with_local(
     let config = Arc::new(config);
     let controller = Arc::new(Controller::new(config.clone(), store.clone())?);
     if let Some(local) = local {
-        controller
-            .scheduler
-            .register_local(&local.name, local.capacity, local.backend);
+        controller.scheduler.register_local_with_downloads(
+            &local.name,
+            local.capacity,
+            local.backend,
+            local.downloads,
+        );
     }
     devices::spawn(
         controller.clone(),

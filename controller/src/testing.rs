@@ -335,6 +335,7 @@ impl Harness {
             pending_frame: None,
             url_policy: UrlPolicy::default(),
             refused: Default::default(),
+            downloaded: Default::default(),
         }
     }
 

@@ -16,6 +16,42 @@ use crate::v1::{
     DownloadChunk, DownloadEntry, DownloadsRef, ListDownloadsReply, ReadDownloadRequest,
 };
 
+/// `Ok` when `name` names a file directly in the downloads folder: not empty, no path
+/// separator or NUL, not `.`/`..` nor hidden (the folder's index), at most 255 bytes.
+pub fn check_file_name(name: &str) -> Result<(), BackendError> {
+    let shown = crate::limits::excerpt(name);
+    let refuse = |why: &str| {
+        Err(BackendError::InvalidArgument(format!(
+            "{shown:?} is not a download's name: {why}; use a name as `downloads` lists it"
+        )))
+    };
+    if name.is_empty() {
+        return refuse("it is empty");
+    }
+    if name.contains('/') || name.contains('\\') {
+        return refuse("a name has no path (no / or \\)");
+    }
+    if name.contains('\0') || name.chars().any(char::is_control) {
+        return refuse("it holds a control character");
+    }
+    if name.starts_with('.') {
+        return refuse("names starting with a dot (., .., hidden files) are not downloads");
+    }
+    if name.len() > 255 {
+        return refuse("it is longer than 255 bytes");
+    }
+    Ok(())
+}
+
+/// The answer for a name that is not a download of the workspace (whether the workspace has a
+/// folder at all, or it is another tenant's, is not told).
+pub fn missing(name: &str) -> BackendError {
+    BackendError::NotFound(format!(
+        "no download {:?} in this workspace: `downloads` lists its files",
+        crate::limits::excerpt(name)
+    ))
+}
+
 /// A file's bytes, in chunks, with its size known before the first.
 pub struct DownloadBody {
     pub size: u64,

@@ -8,7 +8,7 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use nanomuse_proto::downloads::{DownloadBody, Downloads};
+use nanomuse_proto::downloads::{DownloadBody, Downloads, check_file_name, missing};
 use nanomuse_proto::{BackendError, DownloadEntry};
 use tokio::io::AsyncReadExt as _;
 
@@ -40,33 +40,6 @@ impl DownloadsFolder {
             .join(&key.workspace)
             .join("downloads"))
     }
-}
-
-/// `Ok` when `name` names a file directly in the downloads folder: not empty, no path
-/// separator or NUL, not `.`/`..` nor hidden (the folder's index), at most 255 bytes.
-pub fn check_file_name(name: &str) -> Result<(), BackendError> {
-    let shown = nanomuse_proto::limits::excerpt(name);
-    let refuse = |why: &str| {
-        Err(BackendError::InvalidArgument(format!(
-            "{shown:?} is not a download's name: {why}; use a name as `downloads` lists it"
-        )))
-    };
-    if name.is_empty() {
-        return refuse("it is empty");
-    }
-    if name.contains('/') || name.contains('\\') {
-        return refuse("a name has no path (no / or \\)");
-    }
-    if name.contains('\0') || name.chars().any(char::is_control) {
-        return refuse("it holds a control character");
-    }
-    if name.starts_with('.') {
-        return refuse("names starting with a dot (., .., hidden files) are not downloads");
-    }
-    if name.len() > 255 {
-        return refuse("it is longer than 255 bytes");
-    }
-    Ok(())
 }
 
 /// A listed file: plain (no symlink, no folder), not hidden, not still being written.
@@ -150,12 +123,7 @@ impl Downloads for DownloadsFolder {
     ) -> Result<DownloadBody, BackendError> {
         check_file_name(name)?;
         let path = self.dir(tenant, workspace)?.join(name);
-        let missing = || {
-            BackendError::NotFound(format!(
-                "no download {:?} in this workspace: `downloads` lists its files",
-                nanomuse_proto::limits::excerpt(name)
-            ))
-        };
+        let missing = || missing(name);
         let listed = match tokio::fs::symlink_metadata(&path).await {
             Ok(metadata) if listable(name, &metadata) => metadata,
             Ok(_) => return Err(missing()),

@@ -14,9 +14,9 @@ use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::profile_action::Kind;
 use nanomuse_proto::telemetry::{TracedChannel, traced};
 use nanomuse_proto::{
-    ActReply, ActRequest, BackAction, ClickAction, CloseAction, CustomProfile, ExtractAction,
-    FetchAction, GetFrameRequest, HandOverAction, KeyAction, NavigateAction, ProfileAction,
-    ScreenshotAction, ScrollAction, StateAction, TypeAction, WaitAction,
+    ActReply, ActRequest, BackAction, ClickAction, CloseAction, CustomProfile, DownloadsAction,
+    ExtractAction, FetchAction, GetFrameRequest, HandOverAction, KeyAction, NavigateAction,
+    ProfileAction, ScreenshotAction, ScrollAction, StateAction, TypeAction, WaitAction,
 };
 use serde_json::{Map, Value, json};
 use tonic::metadata::AsciiMetadataValue;
@@ -128,6 +128,8 @@ pub enum ActionCommand {
     },
     /// The page's URL, title and whether the user has it.
     State,
+    /// The workspace's downloaded files: name, size, when, the page each came from.
+    Downloads,
 }
 
 /// `profile mobile|desktop` or `profile --user-agent UA --width W --height H [--mobile]`.
@@ -350,6 +352,7 @@ pub fn to_request(invocation: &ActInvocation) -> ActRequest {
             reason: reason.clone(),
         }),
         ActionCommand::State => Action::State(StateAction {}),
+        ActionCommand::Downloads => Action::Downloads(DownloadsAction {}),
     };
     ActRequest {
         thread: invocation.thread.clone(),
@@ -418,6 +421,21 @@ pub fn render_json(reply: &ActReply) -> Value {
         object["body"] = json!(fetch.body);
         object["truncated"] = json!(fetch.truncated);
         object["body_bytes"] = json!(fetch.body_bytes);
+    }
+    if !reply.downloads.is_empty() {
+        object["downloads"] = reply
+            .downloads
+            .iter()
+            .map(|file| {
+                json!({
+                    "name": file.name,
+                    "size": file.size,
+                    "completed_ms": file.completed_ms,
+                    "url": file.url,
+                    "page": file.page,
+                })
+            })
+            .collect();
     }
     object
 }
@@ -717,6 +735,10 @@ mod tests {
         assert_eq!(action(&["back"]), Action::Back(BackAction {}));
         assert_eq!(action(&["close"]), Action::Close(CloseAction {}));
         assert_eq!(action(&["state"]), Action::State(StateAction {}));
+        assert_eq!(
+            action(&["downloads"]),
+            Action::Downloads(DownloadsAction {})
+        );
         assert_eq!(
             action(&["screenshot"]),
             Action::Screenshot(ScreenshotAction {})

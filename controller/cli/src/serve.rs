@@ -109,6 +109,9 @@ pub async fn run_embedded(
         name: worker_config.name.clone(),
         capacity: worker_config.capacity,
         backend: worker.clone(),
+        downloads: Some(Arc::new(
+            nanomuse_worker::downloads_service::DownloadsFolder::new(&worker_config.profiles_root),
+        )),
     };
     ready(address);
     let served = nanomuse_controller::run_with_local(config, listener, shutdown, Some(local)).await;

@@ -20,6 +20,7 @@ macro_rules! on_page {
 mod back;
 mod click;
 mod close;
+pub mod downloads;
 mod extract;
 mod fetch;
 pub mod hand_over;
@@ -78,6 +79,8 @@ pub struct Ctx<'a> {
     /// What the URL policy refused while this action ran (reported by the backend), for the
     /// head of the reply.
     pub refused: std::sync::Mutex<Vec<String>>,
+    /// Files the page's downloads saved while this action ran (reported by the settle).
+    pub downloaded: std::sync::Mutex<Vec<String>>,
 }
 
 /// Carries out one action on its thread.
@@ -97,6 +100,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: Action) -> Result<ActReply> {
         Action::Close(_) => close::run(ctx).await,
         Action::State(_) => state::run(ctx).await,
         Action::HandOver(_) => unreachable!("hand_over needs no backend; Controller::act runs it"),
+        Action::Downloads(_) => unreachable!("downloads needs no page; Controller::act runs it"),
     }?;
     reply.backend = ctx.backend_name.clone();
     Ok(reply)
@@ -119,6 +123,7 @@ pub fn name_of(action: &Action) -> &'static str {
         Action::Close(_) => "close",
         Action::State(_) => "state",
         Action::HandOver(_) => "hand_over",
+        Action::Downloads(_) => "downloads",
     }
 }
 
@@ -232,6 +237,7 @@ impl Ctx<'_> {
                 .await
         })?;
         self.note_refused(reply.refused);
+        self.downloaded.lock().unwrap().extend(reply.downloads);
         Ok(reply.settled)
     }
 
@@ -314,6 +320,15 @@ impl Ctx<'_> {
             head
         } else {
             format!("{}\n{head}", refused.join("\n"))
+        };
+        let downloaded = std::mem::take(&mut *self.downloaded.lock().unwrap());
+        let head = match downloaded.as_slice() {
+            [] => head,
+            names => format!(
+                "{head}\nDownloaded {} to the workspace's downloads/ folder (`downloads` lists \
+                 it; the page stays).",
+                names.join(", ")
+            ),
         };
         ActReply {
             text: format!("{head}\n{}", listing.render()),

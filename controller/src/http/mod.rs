@@ -4,6 +4,7 @@
 //! with the status from [`ControllerError::http_status`].
 
 mod card;
+mod downloads;
 mod frames;
 pub mod guard;
 mod holds;
@@ -101,6 +102,14 @@ pub const ROUTES: &[Route] = &[
     route(Method::GET, "/api/browser/{thread}/events", |m| {
         on(m, frames::events)
     }),
+    route(Method::GET, "/api/workspaces/{workspace}/downloads", |m| {
+        on(m, downloads::list)
+    }),
+    route(
+        Method::GET,
+        "/api/workspaces/{workspace}/downloads/{name}",
+        |m| on(m, downloads::file),
+    ),
 ];
 
 /// The HTTP routes ([`ROUTES`] and the MCP server), each behind

@@ -22,7 +22,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::http::Tenant;
-use super::{frames, tools};
+use super::{downloads, frames, tools};
 use crate::app::Controller;
 
 /// How often a call waiting for the user reports progress.
@@ -42,7 +42,8 @@ const INSTRUCTIONS: &str = "A real web browser. Each conversation has its own pa
     a picture of the viewport; use the newest numbers. For a login, a one-time code or a \
     CAPTCHA, call browser_hand_over and tell the user the card's address: your next call waits \
     until they hand the page back. The thread's last pictures are resources \
-    (nanomuse://frames/<thread>/<id>).";
+    (nanomuse://frames/<thread>/<id>), and so are the workspace's downloaded files \
+    (nanomuse://downloads/<workspace>/<name>; browser_downloads lists them).";
 
 /// One MCP session's (or one sessionless request's) server.
 pub struct BrowserMcp {
@@ -239,7 +240,22 @@ impl ServerHandler for BrowserMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let parts = http_parts(&context)?;
-        frames::list(&self.controller, &tenant(parts)?, &default_thread(parts))
+        let tenant = tenant(parts)?;
+        let thread = default_thread(parts);
+        let mut listed = frames::list(&self.controller, &tenant, &thread)?;
+        // The workspace of the connection, else the thread's, else the default one.
+        let workspace = header(parts, WORKSPACE_HEADER)
+            .or_else(|| {
+                self.controller
+                    .known_thread(&tenant, &thread)
+                    .ok()
+                    .map(|record| record.workspace)
+            })
+            .unwrap_or_else(|| "default".into());
+        listed
+            .resources
+            .extend(downloads::list(&self.controller, &tenant, &workspace).await?);
+        Ok(listed)
     }
 
     async fn read_resource(
@@ -248,6 +264,10 @@ impl ServerHandler for BrowserMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let parts = http_parts(&context)?;
+        if request.uri.starts_with(downloads::SCHEME) {
+            let file = downloads::read(&self.controller, &tenant(parts)?, &request.uri).await?;
+            return Ok(file.into());
+        }
         let frame = frames::read(&self.controller, &tenant(parts)?, &request.uri).await?;
         Ok(frame.into())
     }

@@ -1,4 +1,4 @@
-//! The fourteen MCP tools, one per action of the browser tool: their input schemas (with the
+//! The MCP tools, one per action of the browser tool: their input schemas (with the
 //! contract's bounds and descriptions written for a model) and the reading of a call's
 //! arguments into the [`Action`] the controller's `act` takes. Arguments are named as the
 //! CLI's; every tool also takes the optional `thread` and `workspace`.
@@ -369,6 +369,20 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
                 Ok(Action::State(StateAction {}))
             },
         },
+        Spec {
+            name: "browser_downloads",
+            title: "The files the browser downloaded",
+            description: "The workspace's downloaded files: name, size, when, and the page each \
+                came from. A click or navigation that downloads a file says its name; read the \
+                file as the resource nanomuse://downloads/<workspace>/<name>. On the phone's \
+                browser the files stay on the phone, and this says where.",
+            read_only: true,
+            schema: schema_of::<Nothing>,
+            read: |args| {
+                let Nothing {} = read(args)?;
+                Ok(Action::Downloads(DownloadsAction {}))
+            },
+        },
     ]
 });
 
@@ -492,9 +506,9 @@ mod tests {
     }
 
     #[test]
-    fn fourteen_tools_one_per_action() {
+    fn one_tool_per_action() {
         let names: Vec<String> = tools().iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(names.len(), 14);
+        assert_eq!(names.len(), 15);
         for action in [
             "navigate",
             "click",
@@ -510,6 +524,7 @@ mod tests {
             "close",
             "hand_over",
             "state",
+            "downloads",
         ] {
             assert!(names.contains(&format!("browser_{action}")), "{action}");
         }

@@ -3,6 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use nanomuse_proto::downloads::{Downloads, GrpcDownloads};
 use nanomuse_proto::hop::{InternalChannel, internal};
 use nanomuse_proto::profile_transfer_client::ProfileTransferClient;
 use nanomuse_proto::{Backend, GrpcBackend, WorkerStatus};
@@ -56,6 +57,9 @@ pub struct WorkerEntry {
     pub backend: Arc<dyn Backend>,
     /// Its `ProfileTransfer` service; none for an in-process worker.
     pub(super) transfer: Option<ProfileTransferClient<InternalChannel>>,
+    /// Where its workspaces' downloaded files are read: its `WorkerDownloads` service, or
+    /// the in-process worker's folder; none for an in-process backend without one.
+    pub downloads: Option<Arc<dyn Downloads>>,
     pub(super) slots: Arc<Semaphore>,
     pub(super) last_heartbeat: Mutex<Instant>,
     /// In the same process (the embedded `serve`): no heartbeats, never down.
@@ -112,6 +116,10 @@ impl Scheduler {
             return Ok(false);
         }
         tracing::info!(worker = name, address, capacity, "worker registered");
+        let downloads: Arc<dyn Downloads> = Arc::new(GrpcDownloads::new(internal(
+            channel.clone(),
+            self.hop_secret.as_ref(),
+        )));
         let transfer =
             ProfileTransferClient::new(internal(channel.clone(), self.hop_secret.as_ref()))
                 .max_decoding_message_size(GRPC_MESSAGE_MAX)
@@ -127,6 +135,7 @@ impl Scheduler {
                         .named(format!("worker {name}")),
                 ),
                 transfer: Some(transfer),
+                downloads: Some(downloads),
                 slots: Arc::new(Semaphore::new(capacity as usize)),
                 last_heartbeat: Mutex::new(Instant::now()),
                 local: false,
@@ -140,6 +149,17 @@ impl Scheduler {
 
     /// Adds a backend that lives in this process (the embedded `serve`), reached without gRPC.
     pub fn register_local(&self, name: &str, capacity: u32, backend: Arc<dyn Backend>) {
+        self.register_local_with_downloads(name, capacity, backend, None);
+    }
+
+    /// [`Scheduler::register_local`], with the worker's downloads read in-process.
+    pub fn register_local_with_downloads(
+        &self,
+        name: &str,
+        capacity: u32,
+        backend: Arc<dyn Backend>,
+        downloads: Option<Arc<dyn Downloads>>,
+    ) {
         self.workers.write().unwrap().insert(
             name.to_string(),
             Arc::new(WorkerEntry {
@@ -148,6 +168,7 @@ impl Scheduler {
                 capacity: capacity as usize,
                 backend,
                 transfer: None,
+                downloads,
                 slots: Arc::new(Semaphore::new(capacity as usize)),
                 last_heartbeat: Mutex::new(Instant::now()),
                 local: true,
@@ -183,6 +204,37 @@ impl Scheduler {
             .as_ref()
             .map_or(WorkerState::Down, |w| w.state(self.heartbeat_timeout));
         (worker, state)
+    }
+
+    /// Where the workspace's downloaded files are read, and its worker's name; none when it
+    /// was never placed (it never had a browser, so it has no files). Not waited for: a
+    /// workspace whose worker is away, or whose profile is parked, is said so at once.
+    pub fn downloads_of(
+        &self,
+        tenant: &str,
+        workspace: &str,
+    ) -> Result<Option<(String, Arc<dyn Downloads>)>> {
+        let Some(name) = self.store.placement(tenant, workspace)? else {
+            return Ok(None);
+        };
+        if self.store.parked(tenant, workspace)?.is_some() {
+            return Err(ControllerError::Unavailable(format!(
+                "workspace {workspace:?}'s profile, downloads included, was taken off worker                  {name} when it was drained; its next browser action moves it to a live worker,                  then its downloads can be listed"
+            )));
+        }
+        match self.state_of(&name) {
+            (Some(worker), WorkerState::Live | WorkerState::Draining) => {
+                match worker.downloads.clone() {
+                    Some(downloads) => Ok(Some((name, downloads))),
+                    None => Err(ControllerError::Unavailable(format!(
+                        "worker {name} does not serve its downloads"
+                    ))),
+                }
+            }
+            _ => Err(ControllerError::Unavailable(format!(
+                "workspace {workspace:?} lives on worker {name}, which is down; its downloads                  are on that worker's disk, so try again when it is back"
+            ))),
+        }
     }
 
     /// Every registered worker as the controller sees it, by name.

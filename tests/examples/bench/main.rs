@@ -243,6 +243,7 @@ async fn main() {
             name: "fake".into(),
             capacity: FAKE_CAPACITY,
             backend: Arc::new(fake_backend),
+            downloads: None,
         }),
     )
     .await;
