@@ -8,6 +8,7 @@ mod card;
 mod controller;
 mod crash;
 mod deploy;
+mod downloads;
 mod drain;
 mod faults;
 mod gateway;

@@ -3,7 +3,7 @@
 //! by `tests/mcp/client.py`, against the real binaries — the hosted `controller` with a `worker`
 //! (Streamable HTTP at `/mcp`), `nanomuse-browser mcp` over stdio forwarding to it, the
 //! embedded `nanomuse-browser serve`, and `nanomuse-browser mcp` starting the embedded server
-//! itself. What the client saw is judged here: the fourteen tools and their schemas, listings
+//! itself. What the client saw is judged here: the tools and their schemas, listings
 //! and JPEG frames, React state changed by typing and clicking, bad arguments as tool errors,
 //! holds that make the next call wait (with progress) until the HTTP API's Done, cancellation,
 //! the thread's frames as resources, and the HTTP side's refusals (no token, another tenant's session or thread, a foreign
@@ -45,7 +45,7 @@ fn python() -> PathBuf {
 
 /// Runs the scripted client with `args` (`http URL …` or `stdio COMMAND …`) on `plan`; what
 /// it saw.
-async fn client(args: &[String], plan: Value) -> Value {
+pub(crate) async fn client(args: &[String], plan: Value) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/client.py");
     let mut child = tokio::process::Command::new(python())
         .arg(script)
@@ -70,7 +70,7 @@ async fn client(args: &[String], plan: Value) -> Value {
         .unwrap_or_else(|e| panic!("the client's report is not JSON ({e}): {stderr}"))
 }
 
-fn http_client(url: &str, token: Option<&str>) -> Vec<String> {
+pub(crate) fn http_client(url: &str, token: Option<&str>) -> Vec<String> {
     let mut args = vec!["http".to_string(), url.to_string()];
     if let Some(token) = token {
         args.extend(["--token".to_string(), token.to_string()]);
@@ -260,6 +260,7 @@ fn check_tools(tools: &Value) {
             "browser_back",
             "browser_click",
             "browser_close",
+            "browser_downloads",
             "browser_extract",
             "browser_fetch",
             "browser_hand_over",

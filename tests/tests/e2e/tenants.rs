@@ -203,6 +203,12 @@ fn route_call(method: &str, route: &str, ids: &Ids, site: SocketAddr) -> (String
         ("POST", "/api/browser/{thread}/back") => {
             (format!("/api/browser/{t}/back"), Some(json!({})))
         }
+        ("GET", "/api/workspaces/{workspace}/downloads") => {
+            ("/api/workspaces/default/downloads".into(), None)
+        }
+        ("GET", "/api/workspaces/{workspace}/downloads/{name}") => {
+            ("/api/workspaces/default/downloads/report.csv".into(), None)
+        }
         ("POST", "/api/browser/{thread}/scroll") => {
             (format!("/api/browser/{t}/scroll"), Some(json!({"dy": 300})))
         }
@@ -252,6 +258,7 @@ fn action_of(name: &str, site: SocketAddr) -> Action {
             reason: "b's own sign-in".into(),
         }),
         "state" => Action::State(StateAction {}),
+        "downloads" => Action::Downloads(DownloadsAction {}),
         other => panic!(
             "no case for action {other:?} in tests/tests/e2e/tenants.rs: add one, so another \
              tenant tries it on tenant A's threads"
@@ -609,6 +616,12 @@ async fn tenant_b_gets_nothing_of_tenant_a_from_any_method_or_route() {
             );
             if route == "/api/state" {
                 assert_eq!(answer, nothing, "B's own state, before B did anything");
+            } else if route == "/api/workspaces/{workspace}/downloads" {
+                assert_eq!(
+                    answer,
+                    json!({"workspace": "default", "downloads": []}),
+                    "B's own downloads"
+                );
             } else {
                 assert!((400..500).contains(&status), "{what}: {status} {answer}");
             }
@@ -1349,7 +1362,7 @@ fn the_lists_read_from_the_sources_are_whole() {
         rpc_methods("WorkerRegistry"),
         ["Register", "Heartbeat", "Drain", "ListWorkers"]
     );
-    assert_eq!(action_names().len(), 14);
+    assert_eq!(action_names().len(), 15);
     let routes: BTreeMap<String, String> = http_routes()
         .into_iter()
         .map(|(method, path)| (path, method))
