@@ -1169,6 +1169,7 @@ mod tests {
             }),
             fetch: None,
             backend: "worker:w0".into(),
+            downloads: Vec::new(),
         };
         let value = render_json(&reply);
         assert_eq!(
