@@ -118,7 +118,7 @@ pub fn render(workspace: &str, files: &[DownloadEntry]) -> String {
 #[cfg(test)]
 mod tests {
     use nanomuse_proto::act_request::Action;
-    use nanomuse_proto::{ClickAction, SettleReply, SettleRequest};
+    use nanomuse_proto::{ClickAction, DownloadsAction, SettleReply, SettleRequest};
 
     use super::*;
     use crate::testing::*;
@@ -145,6 +145,28 @@ mod tests {
             "{}",
             reply.text
         );
+    }
+
+    #[tokio::test]
+    async fn a_phone_thread_is_told_its_files_stay_on_the_phone() {
+        let mut config = crate::config::Config::default();
+        config.controller.url_policy.hosted = Some(false);
+        let store = std::sync::Arc::new(crate::store::SledStore::temporary().unwrap());
+        let controller = Controller::new(std::sync::Arc::new(config), store).unwrap();
+        let reply = controller
+            .act(
+                "tenant-a",
+                nanomuse_proto::ActRequest {
+                    thread: "on-the-phone".into(),
+                    backend: "device".into(),
+                    action: Some(Action::Downloads(DownloadsAction {})),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert!(reply.text.starts_with(ON_THE_PHONE), "{}", reply.text);
+        assert!(reply.text.contains("has no downloads"), "{}", reply.text);
     }
 
     #[test]
