@@ -27,6 +27,7 @@ use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
 use nanomuse_proto::hop::HOP_SECRET_HEADER;
 use nanomuse_proto::profile_transfer_client::ProfileTransferClient;
 use nanomuse_proto::tokens::token_digest;
+use nanomuse_proto::worker_downloads_client::WorkerDownloadsClient;
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
 use nanomuse_proto::*;
 use nanomuse_tests::contract::{action_names, http_routes, rpc_methods};
@@ -1016,6 +1017,7 @@ async fn workers_gateway_and_registry_take_calls_only_with_the_hop_secret() {
     // The worker: every op needs the secret; health and /metrics do not.
     let mut ops = BrowserBackendClient::new(channel(worker.address).await);
     let mut transfer = ProfileTransferClient::new(channel(worker.address).await);
+    let mut downloads = WorkerDownloadsClient::new(channel(worker.address).await);
     let state = || StateRequest {
         session: session("hop-test"),
     };
@@ -1040,7 +1042,43 @@ async fn workers_gateway_and_registry_take_calls_only_with_the_hop_secret() {
             .await
             .unwrap_err();
         assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused}");
+        // Nor list or read a workspace's downloads.
+        let refused = downloads
+            .list_downloads(with_hop(
+                DownloadsRef {
+                    tenant: "tenant-a".into(),
+                    workspace: "default".into(),
+                },
+                secret,
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused}");
+        let refused = downloads
+            .read_download(with_hop(
+                ReadDownloadRequest {
+                    tenant: "tenant-a".into(),
+                    workspace: "default".into(),
+                    name: "report.csv".into(),
+                },
+                secret,
+            ))
+            .await
+            .map(drop)
+            .unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused}");
     }
+    let listed = downloads
+        .list_downloads(with_hop(
+            DownloadsRef {
+                tenant: "tenant-a".into(),
+                workspace: "default".into(),
+            },
+            Some(HOP_SECRET),
+        ))
+        .await
+        .expect("with the secret the worker answers");
+    assert!(listed.into_inner().downloads.is_empty());
     let answered = ops.state(with_hop(state(), Some(HOP_SECRET))).await;
     assert!(
         !matches!(&answered, Err(s) if s.code() == tonic::Code::Unauthenticated),
