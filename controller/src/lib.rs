@@ -3,9 +3,9 @@
 //! API with the browser card and MCP. The CLI and the embedded `serve` are the
 //! `nanomuse-browser` package beside it.
 
-#[macro_use]
 pub mod actions;
 pub mod app;
+pub mod auth;
 pub mod config;
 pub mod devices;
 pub mod error;
@@ -114,15 +114,17 @@ pub async fn run_with_local(
             .await;
     }
     let tenants = Arc::new(Tenants::new(tokens));
-    let tool = BrowserToolService::new(controller.clone(), tenants.clone(), shutdown.clone());
+    let auth = Arc::new(auth::Auth {
+        tenants,
+        hop_secret,
+    });
+    let tool = BrowserToolService::new(controller.clone(), shutdown.clone());
     let registry = WorkerRegistryService::new(
         controller.clone(),
         config.controller.heartbeat_interval_ms as u32,
-        hop_secret,
     );
     let api = http::router(Arc::new(http::HttpState {
         controller: controller.clone(),
-        tenants,
         shutdown: shutdown.clone(),
         allowed: Arc::new(http::guard::AllowedHosts::new(
             address,
@@ -140,6 +142,10 @@ pub async fn run_with_local(
         .add_service(WorkerRegistryServer::new(registry))
         .into_axum_router()
         .fallback(http::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            auth,
+            auth::authenticate,
+        ))
         .layer(axum::middleware::from_fn(http::guard::grpc_over_http2_only))
         .layer(nanomuse_proto::telemetry::ServerTraceLayer);
     tracing::info!(%address, "controller serving gRPC and HTTP");

@@ -40,17 +40,14 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ProfileAction) -> Result<ActReply> {
             ));
         }
     };
-    on_page!(ctx, {
-        ctx.backend
-            .profile(ProfileRequest {
-                session: ctx.session(),
-                user_agent: setting.user_agent.clone(),
-                width: setting.width,
-                height: setting.height,
-                mobile: setting.mobile,
-            })
-            .await
-    })?;
+    ctx.op(ProfileRequest {
+        session: ctx.session(),
+        user_agent: setting.user_agent.clone(),
+        width: setting.width,
+        height: setting.height,
+        mobile: setting.mobile,
+    })
+    .await?;
     ctx.record.profile = setting;
     ctx.store.put_thread(ctx.tenant, ctx.thread, &ctx.record)?;
     ctx.store.flush().await?;

@@ -24,14 +24,11 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
         refuse_what_takes_no_text(&listing, action.n)?;
     }
     let (_, _, label) = ctx.element(action.n, true).await?;
-    on_page!(ctx, {
-        ctx.backend
-            .r#type(TypeRequest {
-                session: ctx.session(),
-                text: action.text.clone(),
-            })
-            .await
-    })?;
+    ctx.op(TypeRequest {
+        session: ctx.session(),
+        text: action.text.clone(),
+    })
+    .await?;
     let caption = format!("Typed into {}", quoted(&label));
     let head = format!("Typed {} characters into {}.", length, quoted(&label));
     ctx.after_change(caption, head).await
