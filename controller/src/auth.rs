@@ -10,7 +10,8 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use nanomuse_proto::{Coded as _, HopSecret};
+use nanomuse_common::HopSecret;
+use nanomuse_proto::Coded as _;
 
 use crate::error::ControllerError;
 use crate::tenants::{Tenants, bearer};
@@ -59,7 +60,7 @@ pub async fn authenticate(
             && !secret.carried_by(request.headers())
         {
             return refused_grpc(ControllerError::Unauthenticated(
-                nanomuse_proto::hop::REFUSED.into(),
+                nanomuse_common::hop::REFUSED.into(),
             ));
         }
         return next.run(request).await;

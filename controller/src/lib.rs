@@ -132,7 +132,7 @@ pub async fn run_with_local(
         )),
     }));
     // One port: gRPC's routes are its services' paths, everything else is HTTP.
-    let app = tonic::service::Routes::from(api.merge(nanomuse_proto::metrics::router()))
+    let app = tonic::service::Routes::from(api.merge(nanomuse_common::metrics::router()))
         .add_service(health_service)
         .add_service(
             BrowserToolServer::new(tool)
@@ -147,7 +147,7 @@ pub async fn run_with_local(
             auth::authenticate,
         ))
         .layer(axum::middleware::from_fn(http::guard::grpc_over_http2_only))
-        .layer(nanomuse_proto::telemetry::ServerTraceLayer);
+        .layer(nanomuse_common::telemetry::ServerTraceLayer);
     tracing::info!(%address, "controller serving gRPC and HTTP");
     let listener = listener.tap_io(|stream| {
         // Small request/response exchanges: Nagle's delay would add up to 40 ms to each.

@@ -2,7 +2,7 @@
 //! field, keys, opening a URL, back and scroll. It does not take the thread's lock (the agent's
 //! action waiting for the hold has it), and each input is answered with a fresh frame.
 
-use nanomuse_proto::limits::SCROLL_MAX_PX;
+use nanomuse_common::limits::SCROLL_MAX_PX;
 use nanomuse_proto::*;
 
 use crate::app::Controller;
@@ -63,12 +63,12 @@ impl UserInput {
             }
             UserInput::Key { key } => crate::app::check_key(key)?,
             UserInput::Open { url } => {
-                let shown = nanomuse_proto::limits::excerpt(url);
-                if url.len() > nanomuse_proto::limits::URL_MAX_BYTES {
+                let shown = nanomuse_common::limits::excerpt(url);
+                if url.len() > nanomuse_common::limits::URL_MAX_BYTES {
                     return bad(format!(
                         "the URL is {} bytes long; a URL may have at most {} bytes",
                         url.len(),
-                        nanomuse_proto::limits::URL_MAX_BYTES
+                        nanomuse_common::limits::URL_MAX_BYTES
                     ));
                 }
                 let parsed = url::Url::parse(url.trim()).map_err(|e| {

@@ -8,7 +8,7 @@ use super::Ctx;
 use crate::error::{ControllerError, Result};
 use crate::store::ProfileSetting;
 
-use nanomuse_proto::limits::VIEWPORT_PX as CUSTOM_SIZE;
+use nanomuse_common::limits::VIEWPORT_PX as CUSTOM_SIZE;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: ProfileAction) -> Result<ActReply> {
     let setting = match action.kind {

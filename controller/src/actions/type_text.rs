@@ -11,7 +11,7 @@ use crate::listing::{ListedElement, Listing};
 
 // Refused before the element is looked up, so an oversized text changes nothing, not even
 // the focus or the scroll position.
-use nanomuse_proto::limits::TYPE_TEXT_MAX_CHARS as TEXT_MAX;
+use nanomuse_common::limits::TYPE_TEXT_MAX_CHARS as TEXT_MAX;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
     let length = action.text.chars().count();
