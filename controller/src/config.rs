@@ -5,10 +5,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use nanomuse_proto::HopSecret;
+use nanomuse_common::HopSecret;
+use nanomuse_common::hop::HOP_SECRET_ENV;
+use nanomuse_common::tokens::{self, Plaintext, TokenTable};
 use nanomuse_proto::UrlPolicy;
-use nanomuse_proto::hop::HOP_SECRET_ENV;
-use nanomuse_proto::tokens::{self, Plaintext, TokenTable};
 use serde::{Deserialize, Serialize};
 
 /// Which browser a thread's actions run in.
@@ -45,7 +45,7 @@ impl std::str::FromStr for BackendChoice {
             _ => Err(format!(
                 "backend {:?} is not one of auto, chromium (the server's browser; the spec's \
                  playwright) or device (the phone's)",
-                nanomuse_proto::limits::excerpt(text)
+                nanomuse_common::limits::excerpt(text)
             )),
         }
     }
@@ -79,7 +79,8 @@ pub struct BrowserSection {
     /// The spec's "Playwright only": the workers run Chromium headless, always (a person sees
     /// the page on the browser card), so only `true` is taken.
     pub headless: bool,
-    /// The bound of a navigation and a step back, passed to the backend with the op.
+    /// The bound of a navigation, sent with each one (a backend keeps to its own bound when
+    /// that is shorter).
     pub timeout_ms: u64,
 }
 

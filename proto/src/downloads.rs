@@ -9,17 +9,17 @@ use std::sync::Arc;
 use futures::{Stream, StreamExt, TryStreamExt};
 
 use crate::BackendError;
-use crate::hop::InternalChannel;
 use crate::v1::worker_downloads_client::WorkerDownloadsClient;
 use crate::v1::worker_downloads_server::{WorkerDownloads, WorkerDownloadsServer};
 use crate::v1::{
     DownloadChunk, DownloadEntry, DownloadsRef, ListDownloadsReply, ReadDownloadRequest,
 };
+use nanomuse_common::hop::InternalChannel;
 
 /// `Ok` when `name` names a file directly in the downloads folder: not empty, no path
 /// separator or NUL, not `.`/`..` nor hidden (the folder's index), at most 255 bytes.
 pub fn check_file_name(name: &str) -> Result<(), BackendError> {
-    let shown = crate::limits::excerpt(name);
+    let shown = nanomuse_common::limits::excerpt(name);
     let refuse = |why: &str| {
         Err(BackendError::InvalidArgument(format!(
             "{shown:?} is not a download's name: {why}; use a name as `downloads` lists it"
@@ -48,7 +48,7 @@ pub fn check_file_name(name: &str) -> Result<(), BackendError> {
 pub fn missing(name: &str) -> BackendError {
     BackendError::NotFound(format!(
         "no download {:?} in this workspace: `downloads` lists its files",
-        crate::limits::excerpt(name)
+        nanomuse_common::limits::excerpt(name)
     ))
 }
 
