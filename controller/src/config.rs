@@ -278,10 +278,19 @@ impl Config {
     /// The configuration in `table` (read from `path`, named in errors), then the environment;
     /// validated. A section this program does not have (a worker's `[worker]`) is refused.
     pub fn from_table(table: toml::Table, path: Option<&Path>) -> Result<Self, String> {
-        let mut config = Config::deserialize(table).map_err(|e| match path {
-            Some(path) => format!("{}: {e}", path.display()),
-            None => e.to_string(),
-        })?;
+        let named = |what: String| match path {
+            Some(path) => format!("{}: {what}", path.display()),
+            None => what,
+        };
+        if table.contains_key("worker") {
+            return Err(named(
+                "[worker] is a worker's section: give it to `worker --config` (or to \
+                 `nanomuse-browser serve`, which runs one); the controller takes [browser] and \
+                 [controller]"
+                    .into(),
+            ));
+        }
+        let mut config = Config::deserialize(table).map_err(|e| named(e.to_string()))?;
         config.apply_env(|name| std::env::var(name).ok())?;
         config.validate()?;
         Ok(config)
@@ -442,6 +451,10 @@ mod tests {
         )
         .unwrap();
         spec.validate().unwrap();
+        let mut with_worker = toml::Table::new();
+        with_worker.insert("worker".into(), toml::Table::new().into());
+        let error = Config::from_table(with_worker, None).unwrap_err();
+        assert!(error.contains("worker --config"), "{error}");
         assert_eq!(spec.browser.profile, ProfileChoice::Own);
         let mut headed = spec.clone();
         headed.browser.headless = false;
