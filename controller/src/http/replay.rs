@@ -66,7 +66,7 @@ pub struct Switch {
 }
 
 /// `POST /api/browser/{thread}/recording {"on": true | false}`: whether the thread keeps
-/// every frame from now on, whatever `controller.recording.on` says.
+/// every frame of its next actions, whatever `controller.recording.on` says.
 pub async fn switch(
     State(http): Http,
     Caller(tenant): Caller,
@@ -75,6 +75,8 @@ pub async fn switch(
 ) -> ApiResult<Json<Value>> {
     let controller = &http.controller;
     controller.known_thread(&tenant, &thread)?;
+    // The frame of an action already answered is still its own: taken as the switch found it.
+    controller.frames().captured(&tenant, &thread, "").await;
     let store = controller.store();
     store.recordings().set_switch(&tenant, &thread, body.on)?;
     store.flush().await?;

@@ -17,6 +17,7 @@ mod listing;
 mod mcp;
 mod observability;
 mod parity;
+mod replay;
 mod security;
 mod stops;
 mod telemetry;
