@@ -3,7 +3,8 @@
 //! headless Chromium with the tenant's token as the card takes it, lists them all in order
 //! with the hold among them and steps through them; the one-file export holds every frame and
 //! picture and replays from its own bytes; the password the user typed during the hold is in
-//! none of it; and another tenant gets exactly what a thread nobody has gets.
+//! none of it; and another tenant gets exactly what a thread nobody has gets. The page's
+//! pictures at 1280 and 412 px and the export are kept in `target/card/replay-*` for review.
 
 use std::collections::HashMap;
 
@@ -88,6 +89,22 @@ async fn press(browser: &UserBrowser<'_>, selector: &str) {
         .await;
 }
 
+/// Keeps a picture of the page `browser` shows in `target/card/<name>.jpg`, for review.
+async fn keep_picture(browser: &UserBrowser<'_>, name: &str) {
+    let shot = browser
+        .worker
+        .backend
+        .screenshot(ScreenshotRequest {
+            session: browser.session(),
+            quality: 85,
+        })
+        .await
+        .unwrap();
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/card");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.jpg")), &shot.jpeg).unwrap();
+}
+
 /// The (action, caption) of a frame as the replay JSON gives it.
 fn step(frame: &Value) -> (String, String) {
     (
@@ -103,6 +120,20 @@ const TIMELINE_JS: &str = r##"() => [...document.querySelectorAll("#timeline li"
   caption: li.querySelector(".caption")?.textContent ?? null,
   text: li.textContent,
 }))"##;
+
+/// What is cut at the window's edge on the replay page, or makes it scroll sideways.
+const LAYOUT_JS: &str = r##"() => {
+  const width = document.documentElement.clientWidth;
+  const problems = [];
+  if (document.documentElement.scrollWidth > width)
+    problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${width}`);
+  for (const element of document.querySelectorAll("h1, #summary, #export, #picture, #step, #prev, #next, #position, #timeline")) {
+    const box = element.getBoundingClientRect();
+    if (box.width > 0 && (box.left < -0.5 || box.right > width + 0.5))
+      problems.push(`${element.id || element.tagName} is cut: ${box.left}..${box.right} of ${width}`);
+  }
+  return problems;
+}"##;
 
 /// Where the replay page stands: its position line, the step's text and the picture shown.
 const SHOWN_JS: &str = r##"() => ({
@@ -352,6 +383,47 @@ async fn a_recording_thread_replays_every_frame_in_order_with_its_actions_to_its
         .map(|f| format!("{}?token={TOKEN_A}", f["jpeg"].as_str().unwrap()))
         .collect();
     check_page(&browser, &expected, &served, hold_before).await;
+    // Its script and style run by their hashes alone, and it is framed by this server only.
+    let (status, headers, _) =
+        http(&base, "GET", &format!("/replay/{THREAD}"), None, TOKEN_A).await;
+    let policy = headers["content-security-policy"].to_str().unwrap();
+    assert!(
+        status == 200
+            && policy.contains("script-src 'sha256-")
+            && policy.contains("frame-ancestors 'self'")
+            && !policy.contains("unsafe"),
+        "{status} {policy}"
+    );
+    // On a phone's 412 px nothing is cut or scrolls sideways.
+    let phone = UserBrowser {
+        worker: &users,
+        page: "replay-phone",
+    };
+    users
+        .backend
+        .open(open_request(phone.page, true))
+        .await
+        .unwrap();
+    users
+        .backend
+        .navigate(NavigateRequest {
+            session: phone.session(),
+            url: format!("{base}/replay/{THREAD}?token={TOKEN_A}"),
+            timeout_ms: 0,
+        })
+        .await
+        .unwrap();
+    phone
+        .wait_for(&format!(
+            "document.querySelectorAll('#timeline li.frame').length === {} && \
+             document.getElementById('picture').naturalWidth > 0",
+            expected.len()
+        ))
+        .await;
+    let cut = phone.evaluate(LAYOUT_JS, Value::Null).await;
+    assert_eq!(cut, json!([]), "the replay page at 412 px");
+    keep_picture(&browser, "replay-1280").await;
+    keep_picture(&phone, "replay-412").await;
 
     // The export: one HTML file with the timeline and every picture inside it.
     let (status, headers, bytes) = http(
@@ -371,6 +443,9 @@ async fn a_recording_thread_replays_every_frame_in_order_with_its_actions_to_its
         "{headers:?}"
     );
     let export = String::from_utf8(bytes).unwrap();
+    let kept = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/card");
+    std::fs::create_dir_all(&kept).unwrap();
+    std::fs::write(kept.join("replay-export.html"), &export).unwrap();
     assert!(!export.contains(SECRET));
     let open_tag = r#"<script type="application/json" id="replay-data">"#;
     let data = &export[export.find(open_tag).expect("the export's data") + open_tag.len()..];
