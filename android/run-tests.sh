@@ -35,6 +35,8 @@ if [[ ! -x "$kotlin_home/bin/kotlinc" ]]; then
     "kotlin-compiler@$KOTLIN_VERSION" >/dev/null
 fi
 stdlib="$kotlin_home/lib/kotlin-stdlib.jar"
+# The page scripts shared with the worker, loaded by Scripts.kt as classpath resources.
+scripts="$here/../proto/scripts"
 
 # The protocol part must stay plain Kotlin: nothing of Android, nothing Android lacks.
 if grep -rlE '^import (android|androidx|java\.net\.http)\.' protocol/src/main; then
@@ -75,7 +77,7 @@ fi
 
 if [[ "${1:-}" == "--cdp-phone" ]]; then
   shift
-  exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$out/classes:$stdlib" \
+  exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$out/classes:$stdlib:$scripts" \
     nanomuse.device.protocol.cdp.Phone "$@"
 fi
-exec java -cp "$out/classes:$stdlib" nanomuse.device.protocol.RunTestsKt "$@"
+exec java -cp "$out/classes:$stdlib:$scripts" nanomuse.device.protocol.RunTestsKt "$@"

@@ -10,6 +10,14 @@ kotlin {
     sourceSets.getByName("test").kotlin.srcDir("src/jdk/kotlin")
 }
 
+// The page scripts shared with the worker (proto/scripts/*.js), as resources: Scripts.kt
+// loads them, in the app and in the tests.
+sourceSets {
+    main {
+        resources.srcDir("../../proto/scripts")
+    }
+}
+
 // The tests have their own small runner (RunTests.kt), not JUnit.
 val protocolTests by tasks.registering(JavaExec::class) {
     classpath = sourceSets["test"].runtimeClasspath

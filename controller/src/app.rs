@@ -5,8 +5,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use nanomuse_proto::metrics::outcome_of;
-use nanomuse_proto::{ActReply, ActRequest, Coded as _, Frame, check_name};
+use nanomuse_common::check_name;
+use nanomuse_common::metrics::outcome_of;
+use nanomuse_proto::{ActReply, ActRequest, Coded as _, Frame};
 use tokio::sync::broadcast;
 use tracing::Instrument;
 
@@ -45,7 +46,7 @@ pub struct Controller {
     pub holds: Holds,
     pub devices: Devices,
     /// Sent on every call to workers and gateways.
-    hop_secret: Option<nanomuse_proto::HopSecret>,
+    hop_secret: Option<nanomuse_common::HopSecret>,
     pub(crate) url_policies: UrlPolicies,
     /// Work that outlives a reply (frame captures), waited for on shutdown.
     background: tokio_util::task::TaskTracker,
@@ -78,7 +79,7 @@ const KEY_MAX_BYTES: usize = 64;
 
 /// A key as the agent or the user names it: short plain text, no NUL or control character.
 pub fn check_key(key: &str) -> Result<()> {
-    nanomuse_proto::names::check_text("key", key, KEY_MAX_BYTES)
+    nanomuse_common::names::check_text("key", key, KEY_MAX_BYTES)
         .map_err(ControllerError::InvalidArgument)
 }
 
@@ -137,7 +138,7 @@ impl Controller {
     }
 
     /// The secret the controller's calls to workers and gateways carry.
-    pub fn hop_secret(&self) -> Option<&nanomuse_proto::HopSecret> {
+    pub fn hop_secret(&self) -> Option<&nanomuse_common::HopSecret> {
         self.hop_secret.as_ref()
     }
 

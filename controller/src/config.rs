@@ -5,10 +5,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use nanomuse_proto::HopSecret;
+use nanomuse_common::HopSecret;
+use nanomuse_common::hop::HOP_SECRET_ENV;
+use nanomuse_common::tokens::{self, Plaintext, TokenTable};
 use nanomuse_proto::UrlPolicy;
-use nanomuse_proto::hop::HOP_SECRET_ENV;
-use nanomuse_proto::tokens::{self, Plaintext, TokenTable};
 use serde::{Deserialize, Serialize};
 
 /// Which browser a thread's actions run in.
@@ -45,7 +45,7 @@ impl std::str::FromStr for BackendChoice {
             _ => Err(format!(
                 "backend {:?} is not one of auto, chromium (the server's browser; the spec's \
                  playwright) or device (the phone's)",
-                nanomuse_proto::limits::excerpt(text)
+                nanomuse_common::limits::excerpt(text)
             )),
         }
     }
@@ -79,7 +79,8 @@ pub struct BrowserSection {
     /// The spec's "Playwright only": the workers run Chromium headless, always (a person sees
     /// the page on the browser card), so only `true` is taken.
     pub headless: bool,
-    /// The bound of a navigation and a step back, passed to the backend with the op.
+    /// The bound of a navigation, sent with each one (a backend keeps to its own bound when
+    /// that is shorter).
     pub timeout_ms: u64,
 }
 
@@ -365,10 +366,19 @@ impl Config {
     /// The configuration in `table` (read from `path`, named in errors), then the environment;
     /// validated. A section this program does not have (a worker's `[worker]`) is refused.
     pub fn from_table(table: toml::Table, path: Option<&Path>) -> Result<Self, String> {
-        let mut config = Config::deserialize(table).map_err(|e| match path {
-            Some(path) => format!("{}: {e}", path.display()),
-            None => e.to_string(),
-        })?;
+        let named = |what: String| match path {
+            Some(path) => format!("{}: {what}", path.display()),
+            None => what,
+        };
+        if table.contains_key("worker") {
+            return Err(named(
+                "[worker] is a worker's section: give it to `worker --config` (or to \
+                 `nanomuse-browser serve`, which runs one); the controller takes [browser] and \
+                 [controller]"
+                    .into(),
+            ));
+        }
+        let mut config = Config::deserialize(table).map_err(|e| named(e.to_string()))?;
         config.apply_env(|name| std::env::var(name).ok())?;
         config.validate()?;
         Ok(config)
@@ -530,6 +540,10 @@ mod tests {
         )
         .unwrap();
         spec.validate().unwrap();
+        let mut with_worker = toml::Table::new();
+        with_worker.insert("worker".into(), toml::Table::new().into());
+        let error = Config::from_table(with_worker, None).unwrap_err();
+        assert!(error.contains("worker --config"), "{error}");
         assert_eq!(spec.browser.profile, ProfileChoice::Own);
         let mut headed = spec.clone();
         headed.browser.headless = false;

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use nanomuse_common::hop::{InternalChannel, internal};
 use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
-use nanomuse_proto::hop::{InternalChannel, internal};
 use nanomuse_proto::{Backend, DeviceEvent, GrpcBackend, HoldNotice, WatchDevicesRequest};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;

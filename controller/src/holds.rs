@@ -350,7 +350,7 @@ pub fn check_reason(reason: &str) -> Result<()> {
             "the reason is longer than {REASON_MAX} characters; say it in a sentence"
         )));
     }
-    nanomuse_proto::names::check_text("reason", reason, REASON_MAX * 4)
+    nanomuse_common::names::check_text("reason", reason, REASON_MAX * 4)
         .map_err(ControllerError::InvalidArgument)
 }
 

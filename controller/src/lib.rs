@@ -3,9 +3,9 @@
 //! API with the browser card and MCP. The CLI and the embedded `serve` are the
 //! `nanomuse-browser` package beside it.
 
-#[macro_use]
 pub mod actions;
 pub mod app;
+pub mod auth;
 pub mod config;
 pub mod devices;
 pub mod error;
@@ -120,15 +120,17 @@ pub async fn run_with_local(
             .await;
     }
     let tenants = Arc::new(Tenants::new(tokens));
-    let tool = BrowserToolService::new(controller.clone(), tenants.clone(), shutdown.clone());
+    let auth = Arc::new(auth::Auth {
+        tenants,
+        hop_secret,
+    });
+    let tool = BrowserToolService::new(controller.clone(), shutdown.clone());
     let registry = WorkerRegistryService::new(
         controller.clone(),
         config.controller.heartbeat_interval_ms as u32,
-        hop_secret,
     );
     let api = http::router(Arc::new(http::HttpState {
         controller: controller.clone(),
-        tenants,
         shutdown: shutdown.clone(),
         allowed: Arc::new(http::guard::AllowedHosts::new(
             address,
@@ -136,7 +138,7 @@ pub async fn run_with_local(
         )),
     }));
     // One port: gRPC's routes are its services' paths, everything else is HTTP.
-    let app = tonic::service::Routes::from(api.merge(nanomuse_proto::metrics::router()))
+    let app = tonic::service::Routes::from(api.merge(nanomuse_common::metrics::router()))
         .add_service(health_service)
         .add_service(
             BrowserToolServer::new(tool)
@@ -146,8 +148,12 @@ pub async fn run_with_local(
         .add_service(WorkerRegistryServer::new(registry))
         .into_axum_router()
         .fallback(http::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            auth,
+            auth::authenticate,
+        ))
         .layer(axum::middleware::from_fn(http::guard::grpc_over_http2_only))
-        .layer(nanomuse_proto::telemetry::ServerTraceLayer);
+        .layer(nanomuse_common::telemetry::ServerTraceLayer);
     tracing::info!(%address, "controller serving gRPC and HTTP");
     let listener = listener.tap_io(|stream| {
         // Small request/response exchanges: Nagle's delay would add up to 40 ms to each.

@@ -5,7 +5,7 @@
 use std::sync::{OnceLock, Weak};
 use std::time::Duration;
 
-use nanomuse_proto::metrics::{
+use nanomuse_common::metrics::{
     Buckets, Counter, CounterFamily, Family, Gauge, Histogram, HistogramFamily, histograms,
     on_scrape, register,
 };
@@ -104,7 +104,7 @@ pub fn metrics() -> &'static ControllerMetrics {
         hold_wait: register(
             "nanomuse_hold_wait_seconds",
             "How long agent actions waited for the user to hand a page back",
-            Histogram::new(nanomuse_proto::metrics::WAIT_BUCKETS),
+            Histogram::new(nanomuse_common::metrics::WAIT_BUCKETS),
         ),
         frames_stored: register(
             "nanomuse_frames_stored",

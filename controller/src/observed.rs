@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use nanomuse_proto::metrics::outcome_of;
+use nanomuse_common::metrics::outcome_of;
 use nanomuse_proto::*;
 use tracing::Instrument;
 
@@ -38,7 +38,7 @@ impl Observed {
             Ok(_) => "ok",
             Err(error) => {
                 let code = error.code().grpc();
-                nanomuse_proto::telemetry::mark_if_fault(&span, code);
+                nanomuse_common::telemetry::mark_if_fault(&span, code);
                 outcome_of(code)
             }
         };

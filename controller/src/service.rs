@@ -1,6 +1,6 @@
-//! The gRPC adapters: `BrowserTool` for agents (a tenant's bearer token on every call) and
-//! `WorkerRegistry` for workers (the deployment's hop secret on every call). They check the
-//! caller and hand over to [`Controller`]; nothing else lives here.
+//! The gRPC adapters: `BrowserTool` for agents and `WorkerRegistry` for workers. The port's
+//! auth layer ([`crate::auth`]) has checked the caller (a tenant's bearer token, the
+//! deployment's hop secret); they read the tenant it found and hand over to [`Controller`].
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -14,33 +14,20 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
 use crate::app::Controller;
-use crate::error::ControllerError;
-use crate::tenants::{Tenants, bearer};
+use crate::auth::Caller;
 
 pub struct BrowserToolService {
     controller: Arc<Controller>,
-    tenants: Arc<Tenants>,
     /// Ends the frame streams on shutdown; they would otherwise hold the server open.
     shutdown: CancellationToken,
 }
 
 impl BrowserToolService {
-    pub fn new(
-        controller: Arc<Controller>,
-        tenants: Arc<Tenants>,
-        shutdown: CancellationToken,
-    ) -> Self {
+    pub fn new(controller: Arc<Controller>, shutdown: CancellationToken) -> Self {
         Self {
             controller,
-            tenants,
             shutdown,
         }
-    }
-
-    fn tenant<T>(&self, request: &Request<T>) -> Result<String, Status> {
-        let header = request.metadata().get("authorization");
-        let token = bearer(header.and_then(|v| v.to_str().ok()));
-        Ok(self.tenants.tenant(token)?)
     }
 }
 
@@ -49,7 +36,7 @@ type FrameStream = Pin<Box<dyn Stream<Item = Result<Frame, Status>> + Send>>;
 #[tonic::async_trait]
 impl BrowserTool for BrowserToolService {
     async fn act(&self, request: Request<ActRequest>) -> Result<Response<ActReply>, Status> {
-        let tenant = self.tenant(&request)?;
+        let tenant = Caller::of(&request)?;
         let reply = self.controller.act(&tenant, request.into_inner()).await?;
         Ok(Response::new(reply))
     }
@@ -60,7 +47,7 @@ impl BrowserTool for BrowserToolService {
         &self,
         request: Request<WatchFramesRequest>,
     ) -> Result<Response<FrameStream>, Status> {
-        let tenant = self.tenant(&request)?;
+        let tenant = Caller::of(&request)?;
         let frames = self
             .controller
             .watch_frames(&tenant, &request.into_inner().thread)?;
@@ -75,7 +62,7 @@ impl BrowserTool for BrowserToolService {
         &self,
         request: Request<GetFrameRequest>,
     ) -> Result<Response<Frame>, Status> {
-        let tenant = self.tenant(&request)?;
+        let tenant = Caller::of(&request)?;
         let request = request.into_inner();
         Ok(Response::new(
             self.controller
@@ -88,30 +75,13 @@ impl BrowserTool for BrowserToolService {
 pub struct WorkerRegistryService {
     controller: Arc<Controller>,
     heartbeat_interval_ms: u32,
-    /// Every call must carry it when set: a worker that registers is sent the tenants' pages.
-    hop_secret: Option<HopSecret>,
 }
 
 impl WorkerRegistryService {
-    pub fn new(
-        controller: Arc<Controller>,
-        heartbeat_interval_ms: u32,
-        hop_secret: Option<HopSecret>,
-    ) -> Self {
+    pub fn new(controller: Arc<Controller>, heartbeat_interval_ms: u32) -> Self {
         Self {
             controller,
             heartbeat_interval_ms,
-            hop_secret,
-        }
-    }
-
-    /// Refuses a call that does not carry the deployment's hop secret (when there is one).
-    fn check_hop_secret<T>(&self, request: &Request<T>) -> Result<(), Status> {
-        match &self.hop_secret {
-            Some(secret) if !secret.carried_by(request.metadata().as_ref()) => {
-                Err(ControllerError::Unauthenticated(nanomuse_proto::hop::REFUSED.into()).into())
-            }
-            _ => Ok(()),
         }
     }
 }
@@ -122,7 +92,6 @@ impl WorkerRegistry for WorkerRegistryService {
         &self,
         request: Request<RegisterWorkerRequest>,
     ) -> Result<Response<RegisterWorkerReply>, Status> {
-        self.check_hop_secret(&request)?;
         let request = request.into_inner();
         let scheduler = &self.controller.scheduler;
         if scheduler.register(&request.name, &request.address, request.capacity)? {
@@ -137,7 +106,6 @@ impl WorkerRegistry for WorkerRegistryService {
         &self,
         request: Request<HeartbeatRequest>,
     ) -> Result<Response<HeartbeatReply>, Status> {
-        self.check_hop_secret(&request)?;
         let known = self
             .controller
             .scheduler
@@ -146,7 +114,6 @@ impl WorkerRegistry for WorkerRegistryService {
     }
 
     async fn drain(&self, request: Request<DrainRequest>) -> Result<Response<DrainReply>, Status> {
-        self.check_hop_secret(&request)?;
         let request = request.into_inner();
         let budget = std::time::Duration::from_millis(request.budget_ms.into());
         let reply = self
@@ -159,9 +126,8 @@ impl WorkerRegistry for WorkerRegistryService {
 
     async fn list_workers(
         &self,
-        request: Request<ListWorkersRequest>,
+        _: Request<ListWorkersRequest>,
     ) -> Result<Response<ListWorkersReply>, Status> {
-        self.check_hop_secret(&request)?;
         let workers = self.controller.scheduler.statuses()?;
         Ok(Response::new(ListWorkersReply { workers }))
     }

@@ -2,7 +2,7 @@
 //! field, keys, opening a URL, back and scroll. It does not take the thread's lock (the agent's
 //! action waiting for the hold has it), and each input is answered with a fresh frame.
 
-use nanomuse_proto::limits::SCROLL_MAX_PX;
+use nanomuse_common::limits::SCROLL_MAX_PX;
 use nanomuse_proto::*;
 
 use crate::app::Controller;
@@ -63,12 +63,12 @@ impl UserInput {
             }
             UserInput::Key { key } => crate::app::check_key(key)?,
             UserInput::Open { url } => {
-                let shown = nanomuse_proto::limits::excerpt(url);
-                if url.len() > nanomuse_proto::limits::URL_MAX_BYTES {
+                let shown = nanomuse_common::limits::excerpt(url);
+                if url.len() > nanomuse_common::limits::URL_MAX_BYTES {
                     return bad(format!(
                         "the URL is {} bytes long; a URL may have at most {} bytes",
                         url.len(),
-                        nanomuse_proto::limits::URL_MAX_BYTES
+                        nanomuse_common::limits::URL_MAX_BYTES
                     ));
                 }
                 let parsed = url::Url::parse(url.trim()).map_err(|e| {
@@ -132,57 +132,44 @@ impl Controller {
         let session = || ctx.session();
         match &input {
             UserInput::Tap { x, y } => {
-                on_page!(ctx, {
-                    let request = TapRequest {
-                        session: session(),
-                        x: *x,
-                        y: *y,
-                    };
-                    ctx.backend.tap(request).await.map(drop)
-                })?;
+                ctx.op(TapRequest {
+                    session: session(),
+                    x: *x,
+                    y: *y,
+                })
+                .await?;
             }
             UserInput::Type { text } => {
-                on_page!(ctx, {
-                    let request = TypeRequest {
-                        session: session(),
-                        text: text.clone(),
-                    };
-                    ctx.backend.r#type(request).await.map(drop)
-                })?;
+                ctx.op(TypeRequest {
+                    session: session(),
+                    text: text.clone(),
+                })
+                .await?;
             }
             UserInput::Key { key } => {
-                on_page!(ctx, {
-                    let request = KeyRequest {
-                        session: session(),
-                        key: key.trim().to_string(),
-                    };
-                    ctx.backend.key(request).await.map(drop)
-                })?;
+                ctx.op(KeyRequest {
+                    session: session(),
+                    key: key.trim().to_string(),
+                })
+                .await?;
             }
             UserInput::Open { url } => {
-                on_page!(ctx, {
-                    let request = NavigateRequest {
-                        session: session(),
-                        url: url.trim().to_string(),
-                        timeout_ms: 0,
-                    };
-                    ctx.backend.navigate(request).await.map(drop)
-                })?;
+                ctx.op(NavigateRequest {
+                    session: session(),
+                    url: url.trim().to_string(),
+                    timeout_ms: 0,
+                })
+                .await?;
             }
             UserInput::Back => {
-                on_page!(ctx, {
-                    let request = BackRequest { session: session() };
-                    ctx.backend.back(request).await.map(drop)
-                })?;
+                ctx.op(BackRequest { session: session() }).await?;
             }
             UserInput::Scroll { dy } => {
-                on_page!(ctx, {
-                    let request = ScrollRequest {
-                        session: session(),
-                        dy: *dy,
-                    };
-                    ctx.backend.scroll(request).await.map(drop)
-                })?;
+                ctx.op(ScrollRequest {
+                    session: session(),
+                    dy: *dy,
+                })
+                .await?;
             }
         }
         ctx.settle(INPUT_SETTLE_MS).await?;
@@ -210,14 +197,12 @@ impl Controller {
         let record = self.known_thread(tenant, thread)?;
         let route = self.route(tenant, &record).await?;
         let ctx = self.ctx(tenant, thread, record, &route);
-        Ok(on_page!(ctx, {
-            ctx.backend
-                .screenshot(ScreenshotRequest {
-                    session: ctx.session(),
-                    quality: 0,
-                })
-                .await
-        })?)
+        Ok(ctx
+            .op(ScreenshotRequest {
+                session: ctx.session(),
+                quality: 0,
+            })
+            .await?)
     }
 }
 

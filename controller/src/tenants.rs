@@ -5,8 +5,8 @@
 
 use std::net::SocketAddr;
 
-use nanomuse_proto::HopSecret;
-use nanomuse_proto::tokens::TokenTable;
+use nanomuse_common::HopSecret;
+use nanomuse_common::tokens::TokenTable;
 
 use crate::error::{ControllerError, Result};
 
@@ -63,14 +63,14 @@ pub fn check_exposure(
              hash-token`), or listen on 127.0.0.1"
         ));
     }
-    nanomuse_proto::hop::check_exposure(address, hop_secret, "controller")
+    nanomuse_common::hop::check_exposure(address, hop_secret, "controller")
 }
 
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
 
-    use nanomuse_proto::tokens::{Plaintext, token_digest};
+    use nanomuse_common::tokens::{Plaintext, token_digest};
 
     use super::*;
 

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nanomuse_proto::metrics::outcome_of;
-use nanomuse_proto::telemetry;
+use nanomuse_common::metrics::outcome_of;
+use nanomuse_common::telemetry;
 use nanomuse_proto::*;
 use tracing::Instrument;
 
@@ -49,7 +49,7 @@ impl GatewayBackend {
             Ok(_) => "ok",
             Err(error) => {
                 let code = error.code().grpc();
-                nanomuse_proto::telemetry::mark_if_fault(&span, code);
+                nanomuse_common::telemetry::mark_if_fault(&span, code);
                 outcome_of(code)
             }
         };

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use nanomuse_proto::HopSecret;
-use nanomuse_proto::tokens::{Plaintext, TokenTable};
+use nanomuse_common::HopSecret;
+use nanomuse_common::tokens::{Plaintext, TokenTable};
 use serde::Deserialize;
 
 use crate::protocol;

@@ -30,7 +30,7 @@ pub use config::GatewayConfig;
 pub struct State {
     pub config: Arc<GatewayConfig>,
     /// The phones' device tokens, by digest.
-    pub device_tokens: nanomuse_proto::tokens::TokenTable,
+    pub device_tokens: nanomuse_common::tokens::TokenTable,
     pub phones: Arc<phones::Phones>,
     pub shutdown: CancellationToken,
 }
@@ -45,7 +45,7 @@ pub async fn run(
     config.validate().map_err(anyhow::Error::msg)?;
     let address = listener.local_addr()?;
     let hop_secret = config.hop_secret().map_err(anyhow::Error::msg)?;
-    nanomuse_proto::hop::check_exposure(address, hop_secret.as_ref(), "device gateway")
+    nanomuse_common::hop::check_exposure(address, hop_secret.as_ref(), "device gateway")
         .map_err(anyhow::Error::msg)?;
     let device_tokens = config.device_token_table().map_err(anyhow::Error::msg)?;
     if device_tokens.plaintext_count() > 0 {
@@ -78,7 +78,7 @@ pub async fn run(
     let phones = axum::Router::new()
         .route("/device", get(upgrade))
         .with_state(state.clone())
-        .merge(nanomuse_proto::metrics::router());
+        .merge(nanomuse_common::metrics::router());
     let app = tonic::service::Routes::from(phones)
         .add_service(health_service)
         .add_service(BackendServer::service(backend))
@@ -88,8 +88,8 @@ pub async fn run(
         .into_axum_router()
         // Only the controller may call the gRPC services: they drive every tenant's phones.
         // The phones' socket is open: a phone proves itself with its device token.
-        .layer(nanomuse_proto::hop::RequireHopSecretLayer::new(hop_secret).open_to(&["/device"]))
-        .layer(nanomuse_proto::telemetry::ServerTraceLayer);
+        .layer(nanomuse_common::hop::RequireHopSecretLayer::new(hop_secret).open_to(&["/device"]))
+        .layer(nanomuse_common::telemetry::ServerTraceLayer);
     tracing::info!(%address, "device gateway serving");
     let listener = listener.tap_io(|stream| {
         let _ = stream.set_nodelay(true);

@@ -4,7 +4,7 @@
 use std::sync::{OnceLock, Weak};
 use std::time::Duration;
 
-use nanomuse_proto::metrics::{
+use nanomuse_common::metrics::{
     Buckets, Counter, CounterFamily, Family, Gauge, HistogramFamily, histograms, on_scrape,
     register,
 };

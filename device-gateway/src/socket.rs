@@ -126,7 +126,7 @@ pub async fn serve(socket: WebSocket, state: Arc<State>) {
 
 /// The tenant of a hello, or why it is refused (close code, message).
 fn admit(state: &State, hello: &Hello) -> Result<String, (u16, String)> {
-    nanomuse_proto::check_name("device_id", &hello.device_id)
+    nanomuse_common::check_name("device_id", &hello.device_id)
         .map_err(|e| (protocol::CLOSE_BAD_HELLO, e))?;
     if hello.protocol != protocol::PROTOCOL_VERSION {
         return Err((

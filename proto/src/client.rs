@@ -2,9 +2,9 @@
 
 use tonic::transport::Channel;
 
-use crate::hop::{HopSecret, InternalChannel, internal};
 use crate::v1::browser_backend_client::BrowserBackendClient;
 use crate::{Backend, BackendError};
+use nanomuse_common::hop::{HopSecret, InternalChannel, internal};
 
 /// The `BrowserBackend` service at the other end of a channel, as a [`Backend`]. Cloning is
 /// cheap and shares the connection.

@@ -160,7 +160,7 @@ pub trait Coded: std::fmt::Display {
     fn to_status(&self) -> tonic::Status {
         tonic::Status::new(
             self.code().grpc(),
-            crate::limits::bounded_message(&self.to_string()),
+            nanomuse_common::limits::bounded_message(&self.to_string()),
         )
     }
 }

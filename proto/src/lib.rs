@@ -2,21 +2,16 @@
 //! the controller's actions are written against, and the adapters between the two — a tonic
 //! server over any `Backend` ([`BackendServer`]) and a `Backend` over a gRPC channel
 //! ([`GrpcBackend`]). The worker and the device gateway implement `Backend` once and serve it
-//! through the same adapter, so the two cannot drift apart.
+//! through the same adapter, so the two cannot drift apart. Beside it, the error vocabulary
+//! ([`ErrorCode`]), the URL policy's rules ([`url_policy`]) and the page scripts ([`scripts`]);
+//! the infrastructure every service shares is `nanomuse-common`.
 
 mod backend;
 mod client;
-mod config_file;
 mod error_code;
-pub mod hop;
-pub mod limits;
-pub mod metrics;
-pub mod names;
+pub mod scripts;
 mod seam;
 mod server;
-mod shutdown;
-pub mod telemetry;
-pub mod tokens;
 pub mod url_policy;
 
 /// The generated messages, client and server of `nanomuse.browser.v1`.
@@ -29,13 +24,9 @@ pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "
 
 pub use backend::BackendError;
 pub use client::GrpcBackend;
-pub use config_file::config_section;
 pub use error_code::{Coded, ErrorCode};
-pub use hop::HopSecret;
-pub use names::check_name;
 pub use seam::{Backend, OP_NAMES, Op, OpFuture};
 pub use server::BackendServer;
-pub use shutdown::cancel_on_signals;
 #[doc(hidden)]
 pub use tonic::async_trait;
 pub use url_policy::{Refusal, Rule};

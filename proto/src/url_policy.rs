@@ -417,18 +417,18 @@ impl UrlPolicy {
     /// ([`UrlPolicy::resolve_checked`]).
     pub fn check_url(&self, raw: &str) -> Result<Url, Refusal> {
         let trimmed = raw.trim();
-        if trimmed.len() > crate::limits::URL_MAX_BYTES {
+        if trimmed.len() > nanomuse_common::limits::URL_MAX_BYTES {
             return Err(Refusal::new(
                 Rule::NotWebUrl,
                 format!(
                     "the URL is {} bytes long; a URL may have at most {} bytes (2 MiB, the \
                      browser's own limit).",
                     trimmed.len(),
-                    crate::limits::URL_MAX_BYTES
+                    nanomuse_common::limits::URL_MAX_BYTES
                 ),
             ));
         }
-        let quoted = crate::limits::excerpt(trimmed);
+        let quoted = nanomuse_common::limits::excerpt(trimmed);
         let url = Url::parse(trimmed).map_err(|e| {
             Refusal::new(
                 Rule::NotWebUrl,

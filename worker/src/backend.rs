@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nanomuse_proto::*;
-use tracing::instrument;
+use tracing::Instrument as _;
 
 use crate::config::WorkerConfig;
 use crate::error::{Result, WorkerError};
@@ -14,9 +14,17 @@ use crate::ops;
 use crate::page::PageHandle;
 use crate::profiles::Pool;
 
+/// The worker's backend: each op in a span of its own (named for the op, with the session's
+/// tenant, workspace and page), carried out by the [`Engine`].
 pub struct ChromiumBackend {
-    config: Arc<WorkerConfig>,
+    engine: Engine,
     pub pool: Arc<Pool>,
+}
+
+/// The 14 ops themselves on this worker's browsers.
+struct Engine {
+    config: Arc<WorkerConfig>,
+    pool: Arc<Pool>,
 }
 
 /// What an op may do to the profile's cookies, and so when the snapshot is saved.
@@ -33,16 +41,38 @@ enum Changes {
 
 impl ChromiumBackend {
     pub fn new(config: Arc<WorkerConfig>) -> Self {
+        let pool = Arc::new(Pool::new(config.clone()));
         Self {
-            pool: Arc::new(Pool::new(config.clone())),
-            config,
+            engine: Engine {
+                config,
+                pool: pool.clone(),
+            },
+            pool,
         }
     }
 
     pub fn config(&self) -> &WorkerConfig {
-        &self.config
+        &self.engine.config
     }
 
+    async fn traced<R: Op>(&self, request: R) -> Result<R::Reply, BackendError> {
+        let session = request.session();
+        let field = |get: fn(&Session) -> &str| session.map_or("", get).to_string();
+        let span = tracing::info_span!(
+            "op",
+            otel.name = R::NAME,
+            op = R::NAME,
+            tenant = field(|s| &s.tenant),
+            workspace = field(|s| &s.workspace),
+            page = field(|s| &s.page),
+        );
+        request.run(&self.engine).instrument(span).await
+    }
+}
+
+nanomuse_proto::backend_through!(ChromiumBackend, traced);
+
+impl Engine {
     /// The bound of one whole op: the longest inner wait plus room to report it.
     fn op_bound(&self) -> Duration {
         self.config.timeout().max(ops::settle::MAX_SETTLE) + Duration::from_secs(5)
@@ -93,20 +123,6 @@ impl ChromiumBackend {
     }
 }
 
-// The session as span fields, not a dump of the whole message (its URL policy says nothing a
-// trace needs).
-fn tenant(session: &Option<Session>) -> &str {
-    session.as_ref().map_or("", |s| s.tenant.as_str())
-}
-
-fn workspace(session: &Option<Session>) -> &str {
-    session.as_ref().map_or("", |s| s.workspace.as_str())
-}
-
-fn page(session: &Option<Session>) -> &str {
-    session.as_ref().map_or("", |s| s.page.as_str())
-}
-
 /// The error of an op whose page was lost under it.
 fn lost(op: &str, why: &str) -> WorkerError {
     WorkerError::PageLost(format!(
@@ -115,13 +131,11 @@ fn lost(op: &str, why: &str) -> WorkerError {
 }
 
 #[tonic::async_trait]
-impl Backend for ChromiumBackend {
-    #[instrument(name = "open", skip_all, fields(op = "open", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
+impl Backend for Engine {
     async fn open(&self, request: OpenRequest) -> Result<OpenReply, BackendError> {
         Ok(ops::open::run(&self.pool, &request).await?)
     }
 
-    #[instrument(name = "navigate", skip_all, fields(op = "navigate", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn navigate(&self, request: NavigateRequest) -> Result<NavigateReply, BackendError> {
         let timeout = self.config.timeout();
         self.on_page(
@@ -133,7 +147,6 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(name = "evaluate", skip_all, fields(op = "evaluate", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn evaluate(&self, request: EvaluateRequest) -> Result<EvaluateReply, BackendError> {
         self.on_page(
             request.session.as_ref(),
@@ -144,7 +157,6 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(name = "tap", skip_all, fields(op = "tap", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn tap(&self, request: TapRequest) -> Result<TapReply, BackendError> {
         self.on_page(
             request.session.as_ref(),
@@ -155,7 +167,6 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(name = "type", skip_all, fields(op = "type", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn r#type(&self, request: TypeRequest) -> Result<TypeReply, BackendError> {
         self.on_page(
             request.session.as_ref(),
@@ -166,7 +177,6 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(name = "key", skip_all, fields(op = "key", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn key(&self, request: KeyRequest) -> Result<KeyReply, BackendError> {
         self.on_page(
             request.session.as_ref(),
@@ -177,7 +187,6 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(name = "scroll", skip_all, fields(op = "scroll", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn scroll(&self, request: ScrollRequest) -> Result<ScrollReply, BackendError> {
         self.on_page(
             request.session.as_ref(),
@@ -188,7 +197,6 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(name = "back", skip_all, fields(op = "back", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn back(&self, request: BackRequest) -> Result<BackReply, BackendError> {
         let timeout = self.config.timeout();
         self.on_page(
@@ -200,7 +208,6 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(name = "settle", skip_all, fields(op = "settle", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn settle(&self, request: SettleRequest) -> Result<SettleReply, BackendError> {
         let timeout = self.config.timeout();
         self.on_page(
@@ -212,7 +219,6 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(name = "screenshot", skip_all, fields(op = "screenshot", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn screenshot(
         &self,
         request: ScreenshotRequest,
@@ -227,7 +233,6 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(name = "state", skip_all, fields(op = "state", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn state(&self, request: StateRequest) -> Result<StateReply, BackendError> {
         let host = self.config.name.clone();
         self.on_page(
@@ -239,7 +244,6 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(name = "fetch", skip_all, fields(op = "fetch", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn fetch(&self, request: FetchRequest) -> Result<FetchReply, BackendError> {
         let max_bytes = self.config.fetch_max_bytes;
         self.on_page(
@@ -251,12 +255,10 @@ impl Backend for ChromiumBackend {
         .await
     }
 
-    #[instrument(name = "profile", skip_all, fields(op = "profile", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn profile(&self, request: ProfileRequest) -> Result<ProfileReply, BackendError> {
         Ok(ops::profile::run(&self.pool, &request).await?)
     }
 
-    #[instrument(name = "close", skip_all, fields(op = "close", tenant = tenant(&request.session), workspace = workspace(&request.session), page = page(&request.session)))]
     async fn close(&self, request: CloseRequest) -> Result<CloseReply, BackendError> {
         Ok(ops::close::run(&self.pool, &request).await?)
     }

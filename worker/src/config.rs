@@ -138,8 +138,8 @@ impl WorkerConfig {
     }
 
     /// The hop secret, when one is set.
-    pub fn hop_secret(&self) -> Result<Option<nanomuse_proto::HopSecret>, String> {
-        nanomuse_proto::HopSecret::parse(&self.hop_secret, "worker.hop_secret")
+    pub fn hop_secret(&self) -> Result<Option<nanomuse_common::HopSecret>, String> {
+        nanomuse_common::HopSecret::parse(&self.hop_secret, "worker.hop_secret")
     }
 
     pub fn timeout(&self) -> Duration {

@@ -10,7 +10,7 @@ use crate::page::PageHandle;
 pub const MOBILE_SIZE: (u32, u32) = (412, 915);
 pub const MOBILE_SCALE: f64 = 2.625;
 pub const DESKTOP_SIZE: (u32, u32) = (1280, 900);
-use nanomuse_proto::limits::VIEWPORT_PX as SIZE_RANGE;
+use nanomuse_common::limits::VIEWPORT_PX as SIZE_RANGE;
 
 /// How a page presents itself.
 #[derive(Debug, Clone, PartialEq)]

@@ -68,7 +68,7 @@ pub async fn run(
     config.validate().map_err(anyhow::Error::msg)?;
     let address = listener.local_addr()?;
     let hop_secret = config.hop_secret().map_err(anyhow::Error::msg)?;
-    nanomuse_proto::hop::check_exposure(address, hop_secret.as_ref(), "worker")
+    nanomuse_common::hop::check_exposure(address, hop_secret.as_ref(), "worker")
         .map_err(anyhow::Error::msg)?;
     let config = Arc::new(config);
     let backend = Arc::new(ChromiumBackend::new(config.clone()));
@@ -106,15 +106,15 @@ pub async fn run(
     // One port: the ops over gRPC, `/metrics` over plain HTTP. Only the controller may call
     // the ops: they reach every tenant's profiles on this worker. The trace layer is outside,
     // so refused calls are counted too.
-    let app = tonic::service::Routes::from(nanomuse_proto::metrics::router())
+    let app = tonic::service::Routes::from(nanomuse_common::metrics::router())
         .add_service(health_service)
         .add_service(BackendServer::service(backend.clone()))
         .add_service(transfer::TransferService::service(backend.pool.clone()))
         .into_axum_router()
-        .layer(nanomuse_proto::hop::RequireHopSecretLayer::new(
+        .layer(nanomuse_common::hop::RequireHopSecretLayer::new(
             hop_secret.clone(),
         ))
-        .layer(nanomuse_proto::telemetry::ServerTraceLayer);
+        .layer(nanomuse_common::telemetry::ServerTraceLayer);
     let listener = listener.tap_io(|stream| {
         let _ = stream.set_nodelay(true);
     });

@@ -33,7 +33,7 @@ struct Args {
 
 fn load(args: &Args) -> Result<WorkerConfig, String> {
     let mut config: WorkerConfig =
-        nanomuse_proto::config_section(args.config.as_deref(), "worker")?;
+        nanomuse_common::config_section(args.config.as_deref(), "worker")?;
     if let Some(name) = &args.name {
         config.name = name.clone();
     }
@@ -47,7 +47,7 @@ fn load(args: &Args) -> Result<WorkerConfig, String> {
         config.idle_timeout_ms = ms;
     }
     // From the environment only, never a flag: a process's arguments are visible to all.
-    if let Ok(secret) = std::env::var(nanomuse_proto::hop::HOP_SECRET_ENV)
+    if let Ok(secret) = std::env::var(nanomuse_common::hop::HOP_SECRET_ENV)
         && !secret.trim().is_empty()
     {
         config.hop_secret = secret;
@@ -60,7 +60,7 @@ fn load(args: &Args) -> Result<WorkerConfig, String> {
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let _telemetry =
-        nanomuse_proto::telemetry::init("worker", args.log_json, "info,chromiumoxide=error");
+        nanomuse_common::telemetry::init("worker", args.log_json, "info,chromiumoxide=error");
     let config = match load(&args) {
         Ok(config) => config,
         Err(message) => {
@@ -69,6 +69,6 @@ async fn main() -> anyhow::Result<()> {
         }
     };
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
-    let shutdown = nanomuse_proto::cancel_on_signals();
+    let shutdown = nanomuse_common::cancel_on_signals();
     run(config, listener, shutdown).await
 }

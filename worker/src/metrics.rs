@@ -4,7 +4,7 @@
 
 use std::sync::{OnceLock, Weak};
 
-use nanomuse_proto::metrics::{Counter, Gauge, descendants_resident_bytes, on_scrape, register};
+use nanomuse_common::metrics::{Counter, Gauge, descendants_resident_bytes, on_scrape, register};
 
 use crate::profiles::Pool;
 

@@ -24,7 +24,7 @@ pub struct ProfileKey {
 }
 
 fn checked_name<'a>(what: &str, value: &'a str) -> Result<&'a str> {
-    nanomuse_proto::check_name(&format!("session {what}"), value)
+    nanomuse_common::check_name(&format!("session {what}"), value)
         .map(|()| value)
         .map_err(WorkerError::InvalidArgument)
 }

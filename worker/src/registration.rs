@@ -6,10 +6,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use nanomuse_common::HopSecret;
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
-use nanomuse_proto::{
-    DrainReply, DrainRequest, HeartbeatRequest, HopSecret, RegisterWorkerRequest,
-};
+use nanomuse_proto::{DrainReply, DrainRequest, HeartbeatRequest, RegisterWorkerRequest};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::WorkerConfig;
@@ -28,7 +27,7 @@ pub async fn keep_registered(
         tracing::error!(controller = %config.controller, "bad controller address; not registering");
         return;
     };
-    let mut client = WorkerRegistryClient::new(nanomuse_proto::hop::internal(
+    let mut client = WorkerRegistryClient::new(nanomuse_common::hop::internal(
         endpoint.connect_lazy(),
         hop_secret.as_ref(),
     ));
@@ -104,7 +103,7 @@ pub async fn drain(
             return None;
         }
     };
-    let mut client = WorkerRegistryClient::new(nanomuse_proto::hop::internal(channel, hop_secret));
+    let mut client = WorkerRegistryClient::new(nanomuse_common::hop::internal(channel, hop_secret));
     // The controller answers within the budget it is given; the rest is the call's margin.
     let given = budget.saturating_sub(Duration::from_secs(1));
     let mut request = tonic::Request::new(DrainRequest {

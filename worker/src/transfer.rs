@@ -190,7 +190,7 @@ fn unpack_plain<R: Read>(archive: &mut tar::Archive<R>, staging: &Path) -> std::
         let kind = entry.header().entry_type();
         if !(kind.is_file() || kind.is_dir()) {
             let path = entry.path()?;
-            let name = nanomuse_proto::limits::excerpt(&path.to_string_lossy()).into_owned();
+            let name = nanomuse_common::limits::excerpt(&path.to_string_lossy()).into_owned();
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 format!(

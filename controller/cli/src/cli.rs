@@ -9,10 +9,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use nanomuse_common::telemetry::{TracedChannel, traced};
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::profile_action::Kind;
-use nanomuse_proto::telemetry::{TracedChannel, traced};
 use nanomuse_proto::{
     ActReply, ActRequest, BackAction, ClickAction, CloseAction, CustomProfile, ExtractAction,
     FetchAction, GetFrameRequest, HandOverAction, KeyAction, NavigateAction, ProfileAction,
@@ -519,13 +519,13 @@ fn hash_token(token: Option<String>) -> Result<String, String> {
             line.trim_end_matches(['\n', '\r']).to_string()
         }
     };
-    if token.chars().count() < nanomuse_proto::tokens::TOKEN_MIN_CHARS {
+    if token.chars().count() < nanomuse_common::tokens::TOKEN_MIN_CHARS {
         return Err(format!(
             "a token needs {}+ characters (e.g. `openssl rand -hex 32`)",
-            nanomuse_proto::tokens::TOKEN_MIN_CHARS
+            nanomuse_common::tokens::TOKEN_MIN_CHARS
         ));
     }
-    Ok(nanomuse_proto::tokens::token_digest(&token))
+    Ok(nanomuse_common::tokens::token_digest(&token))
 }
 
 /// The action, inside a new trace when `--trace` asks for one.
@@ -533,7 +533,7 @@ async fn traced_act(invocation: &ActInvocation) -> Result<ActReply, String> {
     if !invocation.trace {
         return act(invocation).await;
     }
-    let telemetry = nanomuse_proto::telemetry::init(NAME, false, "warn");
+    let telemetry = nanomuse_common::telemetry::init(NAME, false, "warn");
     let request = to_request(invocation);
     let name = request
         .action
@@ -546,7 +546,7 @@ async fn traced_act(invocation: &ActInvocation) -> Result<ActReply, String> {
         action = name,
         otel.status_code = tracing::field::Empty,
     );
-    if let Some(trace_id) = nanomuse_proto::telemetry::trace_id_of(&span) {
+    if let Some(trace_id) = nanomuse_common::telemetry::trace_id_of(&span) {
         eprintln!("{NAME}: trace {trace_id}");
     }
     let reply = act(invocation).instrument(span.clone()).await;
@@ -989,7 +989,7 @@ mod tests {
         );
         assert_eq!(
             hash_token(Some("token-of-tenant-a-0001".into())).unwrap(),
-            nanomuse_proto::tokens::token_digest("token-of-tenant-a-0001")
+            nanomuse_common::tokens::token_digest("token-of-tenant-a-0001")
         );
         assert!(
             hash_token(Some("short".into()))

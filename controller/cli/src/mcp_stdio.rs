@@ -35,7 +35,7 @@ pub struct StdioOptions {
 /// Runs until the client closes standard input; the exit code.
 pub async fn main(options: StdioOptions) -> i32 {
     // Standard output is the protocol's: logs go to stderr only.
-    let _telemetry = nanomuse_proto::telemetry::init("nanomuse-browser", false, "warn");
+    let _telemetry = nanomuse_common::telemetry::init("nanomuse-browser", false, "warn");
     match run(options).await {
         Ok(()) => 0,
         Err(error) => {

@@ -46,13 +46,13 @@ pub struct ServeOptions {
 /// Starts the controller and a worker that registers with it; returns when both have stopped
 /// (on Ctrl-C or SIGTERM).
 pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
-    let _telemetry = nanomuse_proto::telemetry::init(
+    let _telemetry = nanomuse_common::telemetry::init(
         "nanomuse-browser",
         false,
         "warn,nanomuse_controller=info,nanomuse_worker=info",
     );
     let config = embedded_config(&options)?;
-    let shutdown = nanomuse_proto::cancel_on_signals();
+    let shutdown = nanomuse_common::cancel_on_signals();
     run_embedded(config, &options.listen, shutdown, |address| {
         // Whoever started us may stop reading; that must not stop the service.
         let mut out = std::io::stdout();

@@ -6,13 +6,11 @@ use super::Ctx;
 use crate::error::Result;
 
 pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
-    let reply = on_page!(ctx, {
-        ctx.backend
-            .back(BackRequest {
-                session: ctx.session(),
-            })
-            .await
-    })?;
+    let reply = ctx
+        .op(BackRequest {
+            session: ctx.session(),
+        })
+        .await?;
     ctx.note_refused(reply.refused);
     let page = reply.page.unwrap_or_default();
     ctx.after_change(

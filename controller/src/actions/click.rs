@@ -9,15 +9,12 @@ use crate::error::Result;
 pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
     let before = ctx.store.listing(ctx.tenant, ctx.thread)?.map(|l| l.url);
     let (x, y, label) = ctx.element(action.n, false).await?;
-    on_page!(ctx, {
-        ctx.backend
-            .tap(TapRequest {
-                session: ctx.session(),
-                x,
-                y,
-            })
-            .await
-    })?;
+    ctx.op(TapRequest {
+        session: ctx.session(),
+        x,
+        y,
+    })
+    .await?;
     ctx.settle(ctx.settle_ms).await?;
     let caption = format!("Clicked {}", quoted(&label));
     // The new listing says where the page is now: no op of its own for that.

@@ -14,17 +14,15 @@ pub async fn run(ctx: &mut Ctx<'_>, action: FetchAction) -> Result<ActReply> {
             "fetch needs a URL, e.g. fetch https://example.com/api/orders".into(),
         ));
     }
-    let reply = on_page!(ctx, {
-        ctx.backend
-            .fetch(FetchRequest {
-                session: ctx.session(),
-                url: action.url.trim().to_string(),
-                method: action.method.clone(),
-                headers: action.headers.clone(),
-                body: action.body.clone().into_bytes(),
-            })
-            .await
-    })?;
+    let reply = ctx
+        .op(FetchRequest {
+            session: ctx.session(),
+            url: action.url.trim().to_string(),
+            method: action.method.clone(),
+            headers: action.headers.clone(),
+            body: action.body.clone().into_bytes(),
+        })
+        .await?;
     let body = String::from_utf8_lossy(&reply.body);
     let (shown, truncated) = super::truncate(&body, BODY_CHARS);
     let headers: Vec<String> = reply

@@ -2,21 +2,6 @@
 //! workers and the phones give the same numbered elements, the same frames, the same replies.
 //! One module per action; [`run`] dispatches.
 
-/// Runs an op (a block that awaits a backend call) on the thread's page, opening the page
-/// first when the backend has none (a new thread, or a worker that restarted). A macro rather
-/// than a function over an async closure: such closures' futures do not prove `Send` here.
-macro_rules! on_page {
-    ($ctx:expr, $op:expr) => {
-        match $op {
-            Err(error) if $crate::actions::is_not_open(&error) => match $ctx.open().await {
-                Ok(()) => $op,
-                Err(error) => Err(error),
-            },
-            other => other,
-        }
-    };
-}
-
 mod back;
 mod click;
 mod close;
@@ -190,6 +175,21 @@ impl Ctx<'_> {
         }
     }
 
+    /// Runs `request` on the thread's page, opening the page first when the backend has none
+    /// (a new thread, or a worker that restarted).
+    pub(crate) async fn op<R: Op + Clone>(
+        &self,
+        request: R,
+    ) -> std::result::Result<R::Reply, BackendError> {
+        match request.clone().run(&*self.backend).await {
+            Err(error) if is_not_open(&error) => {
+                self.open().await?;
+                request.run(&*self.backend).await
+            }
+            other => other,
+        }
+    }
+
     /// Opens the thread's page with its profile (a no-op re-profile when it is open).
     pub(crate) async fn open(&self) -> std::result::Result<(), BackendError> {
         let profile = &self.record.profile;
@@ -206,15 +206,13 @@ impl Ctx<'_> {
     }
 
     async fn evaluate(&self, js: &str, arg: Value) -> Result<Value> {
-        let reply = on_page!(self, {
-            self.backend
-                .evaluate(EvaluateRequest {
-                    session: self.session(),
-                    js: js.to_string(),
-                    arg_json: arg.to_string(),
-                })
-                .await
-        })?;
+        let reply = self
+            .op(EvaluateRequest {
+                session: self.session(),
+                js: js.to_string(),
+                arg_json: arg.to_string(),
+            })
+            .await?;
         serde_json::from_str(&reply.value_json).map_err(|e| {
             // The browser's answer, not the controller's store: a bad gateway.
             BackendError::Internal(format!("the page answered with bad JSON: {e}")).into()
@@ -223,14 +221,12 @@ impl Ctx<'_> {
 
     /// Lets the page finish what the action started, within the configured bound.
     pub(crate) async fn settle(&self, timeout_ms: u32) -> Result<bool> {
-        let reply = on_page!(self, {
-            self.backend
-                .settle(SettleRequest {
-                    session: self.session(),
-                    timeout_ms,
-                })
-                .await
-        })?;
+        let reply = self
+            .op(SettleRequest {
+                session: self.session(),
+                timeout_ms,
+            })
+            .await?;
         self.note_refused(reply.refused);
         Ok(reply.settled)
     }
@@ -277,14 +273,11 @@ impl Ctx<'_> {
     async fn look_now(&self, caption: String) -> Result<(Listing, FrameRef)> {
         let listing = self.list();
         let shot = async {
-            on_page!(self, {
-                self.backend
-                    .screenshot(ScreenshotRequest {
-                        session: self.session(),
-                        quality: 0,
-                    })
-                    .await
+            self.op(ScreenshotRequest {
+                session: self.session(),
+                quality: 0,
             })
+            .await
             .map_err(ControllerError::from)
         };
         let (listing, shot) = tokio::join!(listing, shot);

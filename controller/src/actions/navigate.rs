@@ -12,15 +12,13 @@ pub async fn run(ctx: &mut Ctx<'_>, action: NavigateAction) -> Result<ActReply> 
             "navigate needs a URL, e.g. navigate https://example.com/".into(),
         ));
     }
-    let reply = on_page!(ctx, {
-        ctx.backend
-            .navigate(NavigateRequest {
-                session: ctx.session(),
-                url: url.to_string(),
-                timeout_ms: ctx.navigate_ms,
-            })
-            .await
-    })?;
+    let reply = ctx
+        .op(NavigateRequest {
+            session: ctx.session(),
+            url: url.to_string(),
+            timeout_ms: ctx.navigate_ms,
+        })
+        .await?;
     ctx.note_refused(reply.refused);
     let page = reply.page.unwrap_or_default();
     if !reply.download.is_empty() {

@@ -8,7 +8,7 @@ use super::Ctx;
 use crate::error::{ControllerError, Result};
 use crate::store::ProfileSetting;
 
-use nanomuse_proto::limits::VIEWPORT_PX as CUSTOM_SIZE;
+use nanomuse_common::limits::VIEWPORT_PX as CUSTOM_SIZE;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: ProfileAction) -> Result<ActReply> {
     let setting = match action.kind {
@@ -40,17 +40,14 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ProfileAction) -> Result<ActReply> {
             ));
         }
     };
-    on_page!(ctx, {
-        ctx.backend
-            .profile(ProfileRequest {
-                session: ctx.session(),
-                user_agent: setting.user_agent.clone(),
-                width: setting.width,
-                height: setting.height,
-                mobile: setting.mobile,
-            })
-            .await
-    })?;
+    ctx.op(ProfileRequest {
+        session: ctx.session(),
+        user_agent: setting.user_agent.clone(),
+        width: setting.width,
+        height: setting.height,
+        mobile: setting.mobile,
+    })
+    .await?;
     ctx.record.profile = setting;
     ctx.store.put_thread(ctx.tenant, ctx.thread, &ctx.record)?;
     ctx.store.flush().await?;

@@ -6,13 +6,11 @@ use super::Ctx;
 use crate::error::Result;
 
 pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
-    let state = on_page!(ctx, {
-        ctx.backend
-            .state(StateRequest {
-                session: ctx.session(),
-            })
-            .await
-    })?;
+    let state = ctx
+        .op(StateRequest {
+            session: ctx.session(),
+        })
+        .await?;
     let loading = if state.loading {
         " (still loading)"
     } else {

@@ -11,7 +11,7 @@ use crate::listing::{ListedElement, Listing};
 
 // Refused before the element is looked up, so an oversized text changes nothing, not even
 // the focus or the scroll position.
-use nanomuse_proto::limits::TYPE_TEXT_MAX_CHARS as TEXT_MAX;
+use nanomuse_common::limits::TYPE_TEXT_MAX_CHARS as TEXT_MAX;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
     let length = action.text.chars().count();
@@ -24,14 +24,11 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
         refuse_what_takes_no_text(&listing, action.n)?;
     }
     let (_, _, label) = ctx.element(action.n, true).await?;
-    on_page!(ctx, {
-        ctx.backend
-            .r#type(TypeRequest {
-                session: ctx.session(),
-                text: action.text.clone(),
-            })
-            .await
-    })?;
+    ctx.op(TypeRequest {
+        session: ctx.session(),
+        text: action.text.clone(),
+    })
+    .await?;
     let caption = format!("Typed into {}", quoted(&label));
     let head = format!("Typed {} characters into {}.", length, quoted(&label));
     ctx.after_change(caption, head).await

@@ -28,42 +28,12 @@ const MAX_TEXT_CHARS: usize = 1_000;
 
 /// `({quiet_ms, timeout_ms}) => quiet`: true once nothing in the document changed for
 /// `quiet_ms`, false when `timeout_ms` passed first.
-const DOM_QUIET_JS: &str = r#"(args) => new Promise((resolve) => {
-  const start = performance.now();
-  let last = start;
-  const observer = new MutationObserver(() => { last = performance.now(); });
-  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  const check = () => {
-    const now = performance.now();
-    if (now - last >= args.quiet_ms) { observer.disconnect(); resolve(true); return; }
-    if (now - start >= args.timeout_ms) { observer.disconnect(); resolve(false); return; }
-    setTimeout(check, Math.max(10, Math.min(args.quiet_ms - (now - last), args.timeout_ms - (now - start))));
-  };
-  setTimeout(check, args.quiet_ms);
-})"#;
+const DOM_QUIET_JS: &str = nanomuse_proto::scripts::DOM_QUIET;
 
 /// `({text, timeout_ms}) => found`: true once the page's visible text (whitespace collapsed)
 /// holds `text`, false when `timeout_ms` passed first. Looked at after changes, at most every
 /// 100 ms, and every 250 ms regardless (text can appear by layout alone).
-const TEXT_JS: &str = r#"(args) => new Promise((resolve) => {
-  const wanted = String(args.text).replace(/\s+/g, ' ').trim();
-  const has = () => {
-    const body = document.body;
-    return !!body && String(body.innerText || '').replace(/\s+/g, ' ').includes(wanted);
-  };
-  if (has()) { resolve(true); return; }
-  const start = performance.now();
-  let pending = null;
-  const finish = (found) => { observer.disconnect(); clearInterval(ticker); clearTimeout(pending); resolve(found); };
-  const look = () => {
-    pending = null;
-    if (has()) finish(true);
-    else if (performance.now() - start >= args.timeout_ms) finish(false);
-  };
-  const observer = new MutationObserver(() => { if (!pending) pending = setTimeout(look, 100); });
-  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  const ticker = setInterval(look, 250);
-})"#;
+const TEXT_JS: &str = nanomuse_proto::scripts::TEXT_APPEARS;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: WaitAction) -> Result<ActReply> {
     let seconds = action.seconds;

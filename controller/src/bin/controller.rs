@@ -30,7 +30,7 @@ struct Args {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = nanomuse_proto::telemetry::init("controller", args.log_json, "info");
+    let _telemetry = nanomuse_common::telemetry::init("controller", args.log_json, "info");
     let mut config = match Config::load(args.config.as_deref()) {
         Ok(config) => config,
         Err(message) => {
@@ -42,6 +42,6 @@ async fn main() -> anyhow::Result<()> {
         config.controller.data_dir = data;
     }
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
-    let shutdown = nanomuse_proto::cancel_on_signals();
+    let shutdown = nanomuse_common::cancel_on_signals();
     run(config, listener, shutdown).await
 }

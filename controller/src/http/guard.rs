@@ -119,7 +119,7 @@ impl AllowedHosts {
         if !host_name.is_some_and(|h| self.allows(&h, 80)) {
             let shown = host.as_deref().map_or_else(
                 || "none".to_string(),
-                |h| format!("{:?}", nanomuse_proto::limits::excerpt(h)),
+                |h| format!("{:?}", nanomuse_common::limits::excerpt(h)),
             );
             return Err(ControllerError::PermissionDenied(format!(
                 "this server answers to {} only, and the request's Host is {shown}: a page \
@@ -134,7 +134,7 @@ impl AllowedHosts {
                 return Err(ControllerError::PermissionDenied(format!(
                     "a page of {:?} may not call this server: only its own pages (Origin {}) \
                      may",
-                    nanomuse_proto::limits::excerpt(text),
+                    nanomuse_common::limits::excerpt(text),
                     self.listed()
                 )));
             }

@@ -30,7 +30,7 @@ fn page_of(uri: &axum::http::Uri) -> ApiResult<(usize, String)> {
                     .ok_or_else(|| {
                         ControllerError::InvalidArgument(format!(
                             "limit={:?}: give a number of threads from 1 to {STATE_PAGE_MAX}",
-                            nanomuse_proto::limits::excerpt(&value)
+                            nanomuse_common::limits::excerpt(&value)
                         ))
                     })?;
             }
@@ -151,7 +151,7 @@ pub async fn control(
         other => {
             return Err(ControllerError::InvalidArgument(format!(
                 "unknown control action {:?}: use \"take_over\" or \"handed_back\"",
-                nanomuse_proto::limits::excerpt(other)
+                nanomuse_common::limits::excerpt(other)
             )));
         }
     };

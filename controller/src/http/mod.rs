@@ -27,11 +27,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::app::Controller;
 use crate::error::ControllerError;
-use crate::tenants::{Tenants, bearer};
 
 pub struct HttpState {
     pub controller: Arc<Controller>,
-    pub tenants: Arc<Tenants>,
     /// Ends the event streams on shutdown; they would otherwise hold the server open.
     pub shutdown: CancellationToken,
     /// The names every route's `Host` and `Origin` must be ([`guard`]).
@@ -154,8 +152,7 @@ impl IntoResponse for ControllerError {
 
 type ApiResult<T> = Result<T, ControllerError>;
 
-/// The caller's tenant, from `authorization: Bearer` or, for what a browser page cannot give
-/// headers to (an `<img>`, an `EventSource`), a `token` query parameter.
+/// The caller's tenant, as the port's auth layer found it ([`crate::auth`]).
 pub struct Caller(pub String);
 
 impl FromRequestParts<Arc<HttpState>> for Caller {
@@ -163,18 +160,13 @@ impl FromRequestParts<Arc<HttpState>> for Caller {
 
     async fn from_request_parts(
         parts: &mut Parts,
-        state: &Arc<HttpState>,
+        _: &Arc<HttpState>,
     ) -> Result<Self, Self::Rejection> {
-        let header = parts
-            .headers
-            .get(axum::http::header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok());
-        let query = parts.uri.query().unwrap_or_default();
-        let from_query = url::form_urlencoded::parse(query.as_bytes())
-            .find(|(name, _)| name == "token")
-            .map(|(_, value)| value.into_owned());
-        let token = bearer(header).or(from_query.as_deref());
-        Ok(Caller(state.tenants.tenant(token)?))
+        let caller = parts
+            .extensions
+            .get::<crate::auth::Caller>()
+            .ok_or_else(crate::auth::missing)?;
+        Ok(Caller(caller.tenant()?))
     }
 }
 

@@ -22,7 +22,6 @@ use rmcp::transport::streamable_http_server::{
 
 use super::server::BrowserMcp;
 use crate::http::HttpState;
-use crate::tenants::{Tenants, bearer};
 
 /// The tenant of an MCP request, put in its extensions for the server.
 #[derive(Debug, Clone)]
@@ -38,7 +37,6 @@ const OWNERS_SWEEP_EVERY: usize = 1024;
 const SESSION_HEADER: &str = "mcp-session-id";
 
 struct Guard {
-    tenants: Arc<Tenants>,
     sessions: Arc<LocalSessionManager>,
     /// Session id → the tenant that opened it.
     owners: Mutex<HashMap<String, String>>,
@@ -64,7 +62,6 @@ pub fn router(state: Arc<HttpState>) -> Router {
         config,
     );
     let guard = Arc::new(Guard {
-        tenants: state.tenants.clone(),
         sessions,
         owners: Mutex::default(),
     });
@@ -78,11 +75,8 @@ async fn authenticate(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let header = request
-        .headers()
-        .get(http::header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok());
-    let tenant = match guard.tenants.tenant(bearer(header)) {
+    let caller = request.extensions().get::<crate::auth::Caller>();
+    let tenant = match caller.map_or_else(|| Err(crate::auth::missing()), |c| c.tenant()) {
         Ok(tenant) => tenant,
         Err(error) => {
             let mut response = error.into_response();

@@ -5,8 +5,8 @@
 
 use std::sync::{Arc, LazyLock};
 
+use nanomuse_common::limits::{SCROLL_MAX_PX, TYPE_TEXT_MAX_CHARS, VIEWPORT_PX};
 use nanomuse_proto::act_request::Action;
-use nanomuse_proto::limits::{SCROLL_MAX_PX, TYPE_TEXT_MAX_CHARS, VIEWPORT_PX};
 use nanomuse_proto::profile_action::Kind;
 use nanomuse_proto::*;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use nanomuse_proto::hop::InternalChannel;
+use nanomuse_common::hop::InternalChannel;
 use nanomuse_proto::profile_transfer_client::ProfileTransferClient;
 use nanomuse_proto::{BackendError, DrainReply, ProfileChunk, ProfileRef};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use nanomuse_proto::HopSecret;
+use nanomuse_common::HopSecret;
 use tokio::sync::Notify;
 
 pub use placement::Placed;

@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nanomuse_proto::hop::{InternalChannel, internal};
+use nanomuse_common::hop::{InternalChannel, internal};
 use nanomuse_proto::profile_transfer_client::ProfileTransferClient;
 use nanomuse_proto::{Backend, GrpcBackend, WorkerStatus};
 use tokio::sync::Semaphore;

@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
+use nanomuse_common::check_name;
 use nanomuse_proto::*;
 use nanomuse_worker::{ChromiumBackend, WorkerConfig};
 use serde_json::{Value, json};
@@ -555,7 +556,7 @@ impl Device {
         );
         // The gateway's op span is the parent, from the message's W3C context.
         if let Some(trace) = &request.trace {
-            nanomuse_proto::telemetry::set_remote_parent(&span, &trace.traceparent);
+            nanomuse_common::telemetry::set_remote_parent(&span, &trace.traceparent);
         }
         let op = async move {
             let started = std::time::Instant::now();

@@ -47,7 +47,7 @@ struct Args {
 #[tokio::main]
 async fn main() {
     let args = Args::parse();
-    let _telemetry = nanomuse_proto::telemetry::init(
+    let _telemetry = nanomuse_common::telemetry::init(
         "reference-device",
         args.log_json,
         "info,chromiumoxide=error",
@@ -64,7 +64,7 @@ async fn main() {
         eprintln!("reference-device: bad configuration: {message}");
         std::process::exit(2);
     }
-    let shutdown = nanomuse_proto::cancel_on_signals();
+    let shutdown = nanomuse_common::cancel_on_signals();
     let device = reference::start(config, shutdown);
     // Ends on the signal, or when the gateway refuses the device.
     let outcome = device.ended().await;

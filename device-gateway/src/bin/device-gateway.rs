@@ -33,7 +33,7 @@ struct Args {
 
 fn load(args: &Args) -> Result<GatewayConfig, String> {
     let mut config: GatewayConfig =
-        nanomuse_proto::config_section(args.config.as_deref(), "gateway")?;
+        nanomuse_common::config_section(args.config.as_deref(), "gateway")?;
     for pair in &args.device_tokens {
         let (token, tenant) = pair
             .split_once('=')
@@ -43,12 +43,12 @@ fn load(args: &Args) -> Result<GatewayConfig, String> {
             .insert(token.to_string(), tenant.to_string());
     }
     if let Some(file) = &args.device_tokens_file {
-        let entries = nanomuse_proto::tokens::read_token_file(file)?;
+        let entries = nanomuse_common::tokens::read_token_file(file)?;
         let source = file.display().to_string();
-        nanomuse_proto::tokens::merge_token_entries(&mut config.device_tokens, entries, &source)?;
+        nanomuse_common::tokens::merge_token_entries(&mut config.device_tokens, entries, &source)?;
     }
     // From the environment only, never a flag: a process's arguments are visible to all.
-    if let Ok(secret) = std::env::var(nanomuse_proto::hop::HOP_SECRET_ENV)
+    if let Ok(secret) = std::env::var(nanomuse_common::hop::HOP_SECRET_ENV)
         && !secret.trim().is_empty()
     {
         config.hop_secret = secret;
@@ -60,7 +60,7 @@ fn load(args: &Args) -> Result<GatewayConfig, String> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let _telemetry = nanomuse_proto::telemetry::init("device-gateway", args.log_json, "info");
+    let _telemetry = nanomuse_common::telemetry::init("device-gateway", args.log_json, "info");
     let config = match load(&args) {
         Ok(config) => config,
         Err(message) => {
@@ -71,6 +71,6 @@ async fn main() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
     // Scripts and tests read the address from here (with --listen 127.0.0.1:0).
     println!("device-gateway listening on {}", listener.local_addr()?);
-    let shutdown = nanomuse_proto::cancel_on_signals();
+    let shutdown = nanomuse_common::cancel_on_signals();
     run(config, listener, shutdown).await
 }

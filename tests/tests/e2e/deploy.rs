@@ -1251,7 +1251,7 @@ async fn manifests_match_the_binaries() {
             loop {
                 let mut request = tonic::Request::new(nanomuse_proto::ListWorkersRequest {});
                 request.metadata_mut().insert(
-                    nanomuse_proto::hop::HOP_SECRET_HEADER,
+                    nanomuse_common::hop::HOP_SECRET_HEADER,
                     hop_secret.trim().parse().unwrap(),
                 );
                 let workers = registry
@@ -1368,7 +1368,7 @@ fn the_local_layout_has_the_clusters_config_files() {
         local.join("worker-3.toml"),
         cluster.join("worker.toml"),
     ] {
-        nanomuse_proto::config_section::<nanomuse_worker::WorkerConfig>(Some(&file), "worker")
+        nanomuse_common::config_section::<nanomuse_worker::WorkerConfig>(Some(&file), "worker")
             .and_then(|c| c.validate())
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     }
@@ -1376,7 +1376,7 @@ fn the_local_layout_has_the_clusters_config_files() {
         local.join("device-gateway.toml"),
         cluster.join("device-gateway.toml"),
     ] {
-        nanomuse_proto::config_section::<nanomuse_device_gateway::GatewayConfig>(
+        nanomuse_common::config_section::<nanomuse_device_gateway::GatewayConfig>(
             Some(&file),
             "gateway",
         )

@@ -15,7 +15,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use base64::Engine as _;
-use nanomuse_proto::tokens::token_digest;
+use nanomuse_common::tokens::token_digest;
 use nanomuse_tests::*;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;

@@ -19,14 +19,14 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
+use nanomuse_common::hop::HOP_SECRET_HEADER;
+use nanomuse_common::tokens::token_digest;
 use nanomuse_device_gateway::GatewayConfig;
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::browser_backend_client::BrowserBackendClient;
 use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
-use nanomuse_proto::hop::HOP_SECRET_HEADER;
 use nanomuse_proto::profile_transfer_client::ProfileTransferClient;
-use nanomuse_proto::tokens::token_digest;
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
 use nanomuse_proto::*;
 use nanomuse_tests::contract::{action_names, http_routes, rpc_methods};

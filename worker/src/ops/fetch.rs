@@ -4,7 +4,7 @@
 //! URL policy: its URL here, the addresses its name resolves to in the client's resolver
 //! ([`crate::egress::Egress::http`]), which the client then connects to.
 
-use nanomuse_proto::limits::excerpt;
+use nanomuse_common::limits::excerpt;
 use nanomuse_proto::{FetchReply, FetchRequest, Header};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};

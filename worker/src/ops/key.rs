@@ -54,7 +54,7 @@ pub async fn run(page: &PageHandle, request: &KeyRequest) -> Result<KeyReply> {
         let known: Vec<_> = NAMED_KEYS.iter().map(|(key, ..)| *key).collect();
         WorkerError::invalid(format!(
             "unknown key {:?}; use one of {} or a single character",
-            nanomuse_proto::limits::excerpt(&request.key),
+            nanomuse_common::limits::excerpt(&request.key),
             known.join(", ")
         ))
     })?;

@@ -18,15 +18,15 @@ use crate::page::PageHandle;
 pub async fn run(
     page: &PageHandle,
     request: &NavigateRequest,
-    default_timeout: Duration,
+    worker_timeout: Duration,
 ) -> Result<NavigateReply> {
     let url = super::checked_url(page, &request.url)?;
     // Errors quote the URL, never the whole of it: it is the caller's input.
-    let shown = nanomuse_proto::limits::excerpt(url.as_str()).into_owned();
-    let timeout = if request.timeout_ms > 0 {
-        Duration::from_millis(request.timeout_ms.into())
-    } else {
-        default_timeout
+    let shown = nanomuse_common::limits::excerpt(url.as_str()).into_owned();
+    // The caller's bound (the deployment's `browser.timeout_ms`), within this worker's own.
+    let timeout = match request.timeout_ms {
+        0 => worker_timeout,
+        ms => worker_timeout.min(Duration::from_millis(ms.into())),
     };
     let mut lifecycle = page.page.event_listener::<EventLifecycleEvent>().await?;
     let mut responses = page.page.event_listener::<EventResponseReceived>().await?;

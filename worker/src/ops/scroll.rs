@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
-use nanomuse_proto::limits::SCROLL_MAX_PX as MAX_SCROLL_PX;
+use nanomuse_common::limits::SCROLL_MAX_PX as MAX_SCROLL_PX;
 
 pub async fn run(page: &PageHandle, request: &ScrollRequest) -> Result<ScrollReply> {
     let dy = request.dy;

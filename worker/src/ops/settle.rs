@@ -11,20 +11,6 @@ use tokio::time::Instant;
 use crate::error::Result;
 use crate::page::PageHandle;
 
-/// A frame drawn: the task after an animation frame runs once that frame is produced; by then
-/// the handlers of an input have run and started what they start. Answers the document's
-/// `readyState`, or `leaving` while a navigation that will replace the document began less
-/// than a second ago (the mark of the page's start script): its request may not have reached
-/// the network yet. A navigation that never replaces it (a 204, a download) stops counting
-/// after that second.
-const FRAME_DRAWN_JS: &str = "() => new Promise((resolve) => requestAnimationFrame(() => { \
-     const channel = new MessageChannel(); \
-     channel.port1.onmessage = () => { \
-       const leaving = window.__nanomuseLeavingAt; \
-       resolve(leaving !== undefined && performance.now() - leaving < 1000 \
-         ? 'leaving' : document.readyState); }; \
-     channel.port2.postMessage(null); }))";
-
 /// The longest settle anyone may ask for.
 pub const MAX_SETTLE: Duration = Duration::from_secs(60);
 
@@ -54,15 +40,17 @@ async fn wait(
     let mut changes = page.tracker.subscribe();
     loop {
         let round_start = std::time::Instant::now();
-        let state =
-            match tokio::time::timeout_at(deadline, page.evaluate(FRAME_DRAWN_JS, &Value::Null))
-                .await
-            {
-                Err(_) => return Ok(false),
-                // A document being replaced has no frames to give; look again after the change.
-                Ok(Err(_)) => None,
-                Ok(Ok(state)) => state.as_str().map(str::to_string),
-            };
+        let state = match tokio::time::timeout_at(
+            deadline,
+            page.evaluate(nanomuse_proto::scripts::FRAME_DRAWN, &Value::Null),
+        )
+        .await
+        {
+            Err(_) => return Ok(false),
+            // A document being replaced has no frames to give; look again after the change.
+            Ok(Err(_)) => None,
+            Ok(Ok(state)) => state.as_str().map(str::to_string),
+        };
         let network = page.tracker.snapshot();
         let quiet = network.in_flight == 0 && network.last_activity <= round_start;
         if state.as_deref() == Some("complete") && quiet {

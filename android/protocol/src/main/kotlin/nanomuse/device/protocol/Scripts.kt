@@ -1,10 +1,17 @@
 package nanomuse.device.protocol
 
 /**
- * The JavaScript a phone's browser runs in the page, kept here (plain strings) so both the
- * Android engine and the JVM tests (which run them in node) use the same text.
+ * The JavaScript a phone's browser runs in the page, so both the Android engine and the JVM
+ * tests (which run them in node) use the same text. The scripts every backend runs alike are
+ * the files of proto/scripts/, shared with the worker and loaded as resources (that folder is
+ * on the classpath: the app's and the protocol's resources, run-tests.sh's `-cp`).
  */
 object Scripts {
+    /** The shared page script [name] (a file of proto/scripts/). */
+    private fun shared(name: String): String =
+        Scripts::class.java.getResourceAsStream("/$name")?.use { it.readBytes().decodeToString() }
+            ?: error("the page script $name is not on the classpath (proto/scripts/)")
+
     /** The object `WebViewCompat.addWebMessageListener` puts in every frame. */
     const val BRIDGE = "__nanomuse"
     /** Where results wait when there is no bridge (old WebViews): read by [poll]. */
@@ -56,50 +63,20 @@ $js
 """
 
     /**
+     * Keeps one tab in every document (`window.open`, links and forms aimed at another window
+     * load in this page) and marks a navigation that replaces the document for [FRAME_DRAWN].
+     * The worker's start script, the same file (proto/scripts/one_tab.js).
+     */
+    val ONE_TAB: String by lazy { shared("one_tab.js") }
+
+    /**
      * Fills the focused field through the page's own value setter plus `input` and `change`
      * events, so React and Vue forms notice; a contenteditable gets `insertText`. Returns null,
      * `{trusted: true}` when the page broke that path (its field's text then selected, for
-     * trusted input to type over), or why nothing was typed. The worker's
-     * (worker/src/ops/type_text.rs), the same text.
+     * trusted input to type over), or why nothing was typed. The worker's own file
+     * (proto/scripts/fill_focused.js).
      */
-    const val FILL_FOCUSED = """(text) => {
-  let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  if (!el || el === document.body || el === document.documentElement) {
-    return 'nothing is focused: tap or click a field first';
-  }
-  if (el.isContentEditable) {
-    document.execCommand('selectAll', false);
-    document.execCommand('insertText', false, text);
-    return null;
-  }
-  const classes = [HTMLInputElement, HTMLTextAreaElement, HTMLSelectElement];
-  const cls = classes.find((c) => el instanceof c);
-  const tag = String(el.tagName).toLowerCase();
-  // A polyfill's wrapper of a field (Polymer's) is no instance of the DOM's classes.
-  if (!cls && !['input', 'textarea', 'select'].includes(tag)) {
-    return 'the focused element (' + tag + ') does not take text';
-  }
-  if (el.disabled || el.readOnly) return 'the focused field is disabled or read-only';
-  let took = false;
-  try {
-    const value = Reflect.getOwnPropertyDescriptor(cls.prototype, 'value');
-    value.set.call(el, text);
-    // Checked before the events: what the page's handlers then do to the value is theirs.
-    took = cls === HTMLSelectElement || value.get.call(el) === text;
-    if (took) {
-      el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText', data: text}));
-      el.dispatchEvent(new Event('change', {bubbles: true}));
-      return null;
-    }
-  } catch (_) {
-    // The page patched what the setter path uses, or wrapped the field: trusted input below,
-    // unless its handlers already saw the value (a later event of ours failed).
-    if (took) return null;
-  }
-  try { el.select(); } catch (_) { /* typed at the caret */ }
-  return {trusted: true};
-}"""
+    val FILL_FOCUSED: String by lazy { shared("fill_focused.js") }
 
     /** Types one character into the focused field (a key with no Android key code). */
     const val INSERT_TEXT = """(text) => {
@@ -116,13 +93,11 @@ $js
 
     /**
      * A frame drawn: the task after an animation frame runs once that frame is produced; by
-     * then the handlers of an input have run. Gives document.readyState. The worker's (settle).
+     * then the handlers of an input have run. Gives document.readyState (or `leaving` on a page
+     * whose start script marks a navigation that replaces it). The worker's (settle), the same
+     * file (proto/scripts/frame_drawn.js).
      */
-    const val FRAME_DRAWN = """() => new Promise((resolve) => requestAnimationFrame(() => {
-  const channel = new MessageChannel();
-  channel.port1.onmessage = () => resolve(document.readyState);
-  channel.port2.postMessage(null);
-}))"""
+    val FRAME_DRAWN: String by lazy { shared("frame_drawn.js") }
 
     /** What a CSS px of the layout viewport is in view px: `{dpr, scale, left, top}`. */
     const val VIEWPORT = """() => {

@@ -738,24 +738,8 @@ class CdpBrowser(
       value: Object.freeze({postMessage: (text) => binding(String(text))}), configurable: true,
     });
   }
-  if (window !== window.top || window.__nanomuseOneTab) return;
-  window.__nanomuseOneTab = true;
-  const sameWindow = (target) => !target || ['_self', '_parent', '_top'].includes(target);
-  window.open = function (url) {
-    if (url !== undefined && url !== null && String(url) !== '') {
-      location.href = new URL(String(url), location.href).href;
-    }
-    return window;
-  };
-  document.addEventListener('click', (event) => {
-    const link = event.target && event.target.closest && event.target.closest('a[target], area[target]');
-    if (link && !sameWindow(link.target)) link.target = '_self';
-  }, true);
-  document.addEventListener('submit', (event) => {
-    const form = event.target;
-    if (form && !sameWindow(form.target)) form.target = '_self';
-  }, true);
-})();"""
+})();
+""" + Scripts.ONE_TAB
 
         /** The Windows virtual key codes of the named keys, by DOM code (what Chromium's Android key mapping gives). */
         private val NAMED_VK = mapOf(

@@ -13,7 +13,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::check_name;
+use crate::names::check_name;
 
 /// How a stored digest starts.
 pub const DIGEST_PREFIX: &str = "sha256:";

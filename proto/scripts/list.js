@@ -1,0 +1,392 @@
+(args) => {
+  const listingId = String(args.listing_id);
+  const maxListed = Number.isFinite(args.max) ? Math.max(0, Math.floor(args.max)) : 500;
+  const viewWidth = window.innerWidth;
+  const viewHeight = window.innerHeight;
+  const LABEL_LIMIT = 80;
+  const VALUE_LIMIT = 40;
+  const HREF_LIMIT = 500;
+
+  // The prototypes' own methods, called on the nodes, so a page that replaces them on its
+  // nodes (`document.querySelectorAll = …`) does not change what is listed.
+  const QUERY_ALL = new Map([
+    [9, Document.prototype.querySelectorAll],
+    [11, DocumentFragment.prototype.querySelectorAll],
+    [1, Element.prototype.querySelectorAll],
+  ]);
+  const allIn = (root, selector) => {
+    try {
+      return QUERY_ALL.get(root.nodeType).call(root, selector);
+    } catch (_) {
+      // A wrapped node (a polyfill's) is not the DOM's own: its own method, if any.
+      try {
+        const found = root.querySelectorAll(selector);
+        return found && typeof found.length === 'number' ? found : [];
+      } catch (_) {
+        return [];
+      }
+    }
+  };
+  // What a field is described by when nothing names it, and what makes a handler's element a
+  // container of controls rather than a control itself.
+  const CONTROLS = 'a[href], button, input:not([type="hidden"]), select, textarea, summary, '
+    + '[contenteditable=""], [contenteditable="true"], [role="button"], [role="link"], '
+    + '[role="checkbox"], [role="radio"], [role="switch"], [role="tab"], [role="menuitem"], '
+    + '[role="option"], [role="textbox"], [role="combobox"]';
+  const FIELDS = 'input:not([type="hidden"]), select, textarea, [role="checkbox"], [role="radio"], '
+    + '[role="switch"], [role="textbox"], [role="combobox"]';
+
+  // A Map, so role="constructor" does not find Object.prototype's.
+  const ROLE_KINDS = new Map(Object.entries({
+    button: 'button', link: 'link', checkbox: 'checkbox', radio: 'radio', tab: 'tab',
+    menuitem: 'menuitem', menuitemcheckbox: 'menuitem', menuitemradio: 'menuitem',
+    option: 'option', switch: 'switch', combobox: 'select', textbox: 'input',
+  }));
+  const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
+  // What is inside one of these is part of it: a finger pressing the inner span presses them.
+  const CONTAINER_KINDS = new Set(['link', 'button', 'summary', 'tab', 'menuitem', 'option']);
+  // Fields are never swallowed by a container: the model has to be able to type into them.
+  const isFieldKind = (kind) =>
+    kind.startsWith('input') || ['checkbox', 'radio', 'switch', 'select', 'textarea', 'editable'].includes(kind);
+  // Some sites fill autocomplete hints but switch a password field to type=text to show it.
+  const SECRET_AUTOCOMPLETE = /\b(current-password|new-password|one-time-code)\b/i;
+
+  // Page text can hold lone UTF-16 surrogates, which are not valid JSON for the controller.
+  const collapse = (text) => String(text || '').replace(/\p{Cs}/gu, '\uFFFD').replace(/\s+/g, ' ').trim();
+  const cut = (text, limit) => {
+    if (text.length <= limit) return text;
+    // Cut by code points so an emoji is never split in half.
+    return [...text.slice(0, limit * 2)].slice(0, limit - 1).join('').trimEnd() + '…';
+  };
+  // The items of a DOM list: MooTools' Array.from ignores a mapping function.
+  const itemsOf = (list) => {
+    const items = [];
+    for (let i = 0; i < list.length; i += 1) items.push(list[i]);
+    return items;
+  };
+  const quoted = (text, limit) => '= ' + JSON.stringify(cut(text.replace(/\p{Cs}/gu, '\uFFFD'), limit));
+
+  const kindOf = (el) => {
+    const tag = el.localName;
+    const role = (el.getAttribute('role') || '').trim().toLowerCase();
+    if (tag === 'input') {
+      const type = el.type;
+      if (type === 'hidden') return null;
+      if (type === 'checkbox' && role === 'switch') return 'switch';
+      if (type === 'checkbox' || type === 'radio') return type;
+      if (BUTTON_INPUTS.has(type)) return 'button';
+      return type === 'text' ? 'input' : 'input:' + type;
+    }
+    if (tag === 'select') return 'select';
+    if (tag === 'textarea') return 'textarea';
+    if (ROLE_KINDS.has(role)) {
+      return role === 'textbox' && el.getAttribute('aria-multiline') === 'true' ? 'textarea' : ROLE_KINDS.get(role);
+    }
+    if ((tag === 'a' || tag === 'area') && el.hasAttribute('href')) return 'link';
+    if (tag === 'button') return 'button';
+    if (tag === 'summary') return 'summary';
+    // Only the editing host: everything inside an editor is editable too.
+    if (el.hasAttribute('contenteditable') && el.isContentEditable) {
+      return el.parentElement && el.parentElement.isContentEditable ? null : 'editable';
+    }
+    // A handler on <body> or <html> catches every click on the page; it says nothing. Whether
+    // a handler's element is a control or a framework's container is decided by its place
+    // (see `delegates`).
+    if (typeof el.onclick === 'function' && tag !== 'body' && tag !== 'html') return 'clickable';
+    // Focusable and drawn as pressable: a control built from a <div>.
+    const tabindex = el.getAttribute('tabindex');
+    if (tabindex !== null && Number(tabindex) >= 0 && getComputedStyle(el).cursor === 'pointer') {
+      return 'clickable';
+    }
+    return null;
+  };
+
+  // A handler on an element that holds controls of its own, or that spans (almost) the whole
+  // view, is a framework delegating events (React's root container, Vue's app, a layout
+  // wrapper): what a person presses is inside it.
+  const delegates = (el, rect) =>
+    allIn(el, CONTROLS).length > 0 || (rect.width >= 0.9 * viewWidth && rect.height >= 0.9 * viewHeight);
+
+  const hasArea = (rect) => rect.width > 0 && rect.height > 0;
+  const visibleByCss = (el) => {
+    // checkVisibility also sees an ancestor's opacity: 0; older WebViews lack it.
+    if (el.checkVisibility) {
+      return el.checkVisibility({
+        checkOpacity: true, checkVisibilityCSS: true, opacityProperty: true, visibilityProperty: true,
+      });
+    }
+    const style = getComputedStyle(el);
+    return style.visibility === 'visible' && style.display !== 'none' && style.opacity !== '0';
+  };
+  const overlaps = (box, clip) =>
+    box.right > clip.left && box.left < clip.right && box.bottom > clip.top && box.top < clip.bottom;
+
+  const containers = new Set();
+  const insideContainer = (el) => {
+    // Walks up through shadow roots to their hosts, so a button's shadow content is inside it.
+    for (let node = el.parentNode; node; node = node.parentNode || node.host) {
+      if (containers.has(node)) return true;
+    }
+    return false;
+  };
+
+  const inView = [];
+  const standIns = new Set();
+  let above = 0;
+  let below = 0;
+
+  // Drawn except for its opacity: a styled checkbox laid transparent over what the page draws
+  // for it (dijit's), which is where a finger presses.
+  const transparentOnly = (el) =>
+    !!el.checkVisibility && el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
+
+  const consider = (el, kind, frame) => {
+    if (!isFieldKind(kind) && insideContainer(el)) return;
+    let target = el;
+    let rect = el.getBoundingClientRect();
+    if (kind === 'clickable' && delegates(el, rect)) return;
+    if (!hasArea(rect) || !visibleByCss(el)) {
+      const toggle = ['checkbox', 'radio', 'switch'].includes(kind);
+      // Styled checkboxes hide the real input and draw its <label>, which is what a finger
+      // presses; pressing it toggles the input.
+      const label = toggle && el.labels && el.labels[0];
+      const labelRect = label && !standIns.has(label) && label.getBoundingClientRect();
+      if (labelRect && hasArea(labelRect) && visibleByCss(label)) {
+        rect = labelRect;
+        target = label;
+        standIns.add(label);
+      } else if (!(toggle && hasArea(rect) && transparentOnly(el))) {
+        return;
+      }
+    }
+    if (CONTAINER_KINDS.has(kind)) containers.add(el);
+    const box = {
+      left: rect.left + frame.x, top: rect.top + frame.y,
+      right: rect.right + frame.x, bottom: rect.bottom + frame.y,
+    };
+    // Scrolled out of sight inside its frame: neither in view nor a scroll of the page away.
+    if (frame.clip && !overlaps(box, frame.clip)) return;
+    if (box.bottom <= 0) above += 1;
+    else if (box.top >= viewHeight) below += 1;
+    else if (box.right > 0 && box.left < viewWidth) inView.push({ el, target, kind, box });
+  };
+
+  // A same-origin frame's elements, placed in the top page's coordinates and clipped by it.
+  const frameInside = (iframe, outer) => {
+    let doc = null;
+    try { doc = iframe.contentDocument; } catch (_) { return null; }
+    const inner = doc && doc.defaultView;
+    if (!inner || !doc.documentElement) return null;
+    const rect = iframe.getBoundingClientRect();
+    if (!hasArea(rect) || !visibleByCss(iframe)) return null;
+    const style = getComputedStyle(iframe);
+    const x = outer.x + rect.left + iframe.clientLeft + parseFloat(style.paddingLeft);
+    const y = outer.y + rect.top + iframe.clientTop + parseFloat(style.paddingTop);
+    let clip = { left: x, top: y, right: x + inner.innerWidth, bottom: y + inner.innerHeight };
+    if (outer.clip) {
+      clip = {
+        left: Math.max(clip.left, outer.clip.left), top: Math.max(clip.top, outer.clip.top),
+        right: Math.min(clip.right, outer.clip.right), bottom: Math.min(clip.bottom, outer.clip.bottom),
+      };
+    }
+    return { doc, x, y, clip };
+  };
+
+  const visit = (root, frame) => {
+    const all = allIn(root, '*');
+    for (let i = 0; i < all.length; i += 1) {
+      const el = all[i];
+      // One element the page made unreadable is left out, not the page.
+      try {
+        const kind = kindOf(el);
+        if (kind) consider(el, kind, frame);
+      } catch (_) { /* left out */ }
+      try {
+        if (el.shadowRoot) visit(el.shadowRoot, frame);
+        if (el.localName === 'iframe' || el.localName === 'frame') {
+          const inner = frameInside(el, frame);
+          if (inner) visit(inner.doc, inner);
+        }
+      } catch (_) { /* left out */ }
+    }
+  };
+  visit(document, { x: 0, y: 0, clip: null });
+
+  // Reading order: top to bottom, and left to right within a line; tops a few pixels apart
+  // (baseline alignment, borders) are one line.
+  inView.sort((a, b) => a.box.top - b.box.top);
+  const ordered = [];
+  for (let start = 0; start < inView.length;) {
+    let end = start;
+    while (end < inView.length && inView[end].box.top - inView[start].box.top <= 5) end += 1;
+    ordered.push(...inView.slice(start, end).sort((a, b) => a.box.left - b.box.left));
+    start = end;
+  }
+  const listed = ordered.slice(0, maxListed);
+  below += ordered.length - listed.length;
+
+  const textOfIds = (el, ids) => {
+    if (!ids) return '';
+    const root = el.getRootNode();
+    return ids.trim().split(/\s+/)
+      .map((id) => root.getElementById && root.getElementById(id))
+      .filter(Boolean)
+      .map((node) => node.innerText || node.textContent)
+      .join(' ');
+  };
+  // A <label> wrapping its field: its own words, not the options of a <select> inside it.
+  const labelText = (label, field) => {
+    if (!label.contains(field)) return label.innerText;
+    const walker = label.ownerDocument.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+    let text = '';
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!field.contains(node) && !node.parentElement.closest('select, textarea, script, style')) {
+        text += node.data + ' ';
+      }
+    }
+    return text;
+  };
+  const imageText = (el) => {
+    if (['img', 'area'].includes(el.localName) || (el.localName === 'input' && el.type === 'image')) {
+      return el.getAttribute('alt');
+    }
+    const image = el.querySelector('img[alt]:not([alt=""])');
+    if (image) return image.getAttribute('alt');
+    const icon = el.querySelector('svg[aria-label], svg title');
+    return icon && (icon.getAttribute('aria-label') || icon.textContent);
+  };
+  const buttonInputText = (el) => {
+    if (el.localName !== 'input' || !BUTTON_INPUTS.has(el.type)) return '';
+    return el.value || { submit: 'Submit', reset: 'Reset' }[el.type] || '';
+  };
+
+  // Text a person sees, inside `container` but not inside `field`; with `plain`, not inside
+  // another control either (a row's "Edit" button does not name its checkbox).
+  const textAround = (container, field, plain) => {
+    const walker = container.ownerDocument.createTreeWalker(container, NodeFilter.SHOW_TEXT);
+    let text = '';
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || field.contains(node) || parent.closest('select, textarea, script, style, template')) continue;
+      if (plain) {
+        const control = parent.closest(CONTROLS);
+        if (control && container.contains(control)) continue;
+      }
+      if (parent.checkVisibility && !parent.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true })) continue;
+      text += node.data + ' ';
+    }
+    return collapse(text);
+  };
+  // A field nothing names is named by what a person reads beside it: a <label> next to it that
+  // is not tied to another field, else the text of the nearest enclosing row, list item or box
+  // that holds no other field (a todo's checkbox by its todo, a table row's by the row).
+  const contextOf = (el) => {
+    for (const sibling of [el.previousElementSibling, el.nextElementSibling]) {
+      if (sibling && sibling.localName === 'label' && !sibling.hasAttribute('for') && allIn(sibling, FIELDS).length === 0) {
+        const text = collapse(sibling.innerText);
+        if (text) return text;
+      }
+    }
+    let node = el.parentElement;
+    for (let depth = 0; node && depth < 4 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
+      const fields = allIn(node, FIELDS);
+      for (let i = 0; i < fields.length; i += 1) {
+        if (fields[i] !== el && hasArea(fields[i].getBoundingClientRect())) return '';
+      }
+      const text = textAround(node, el, true) || textAround(node, el, false);
+      if (text) return text;
+    }
+    return '';
+  };
+  // What CSS draws as an icon's text (TodoMVC's "×"), as an accessibility tree names it.
+  const drawnText = (el) => ['::before', '::after']
+    .map((pseudo) => /^"(.*)"$/.exec(getComputedStyle(el, pseudo).content))
+    .filter(Boolean)
+    // Icon fonts draw from the private use area: no text to a person.
+    .map((match) => match[1].replace(/[\uE000-\uF8FF]/g, ''))
+    .join(' ');
+
+  const labelOf = (el, kind) => {
+    const isField = ['input', 'select', 'textarea'].includes(el.localName);
+    const sources = [
+      () => el.getAttribute('aria-label'),
+      () => textOfIds(el, el.getAttribute('aria-labelledby')),
+      () => (isField && el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
+      // A field's innerText is nothing useful (a <select>'s is every option).
+      () => (isField ? '' : el.innerText),
+      () => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'),
+      () => buttonInputText(el),
+      () => imageText(el),
+      () => el.getAttribute('title'),
+      () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
+      () => el.getAttribute('name'),
+    ];
+    for (const source of sources) {
+      // A source the page made unreadable names nothing; the next one may.
+      let text = '';
+      try { text = collapse(source()); } catch (_) { /* the next source */ }
+      if (text) return cut(text, LABEL_LIMIT);
+    }
+    return '';
+  };
+
+  const hrefOf = (el, kind) => {
+    const raw = kind === 'link' ? el.getAttribute('href') : null;
+    if (raw === null) return '';
+    let url;
+    try { url = new URL(raw, el.baseURI).href; } catch (_) { return ''; }
+    // javascript: links are click handlers, not places to go.
+    return url.startsWith('javascript:') ? '' : cut(url, HREF_LIMIT);
+  };
+
+  const stateOf = (el, kind) => {
+    const tag = el.localName;
+    const role = (el.getAttribute('role') || '').toLowerCase();
+    const parts = [];
+    if (['checkbox', 'radio', 'switch'].includes(kind) || role === 'menuitemcheckbox' || role === 'menuitemradio') {
+      const checked = tag === 'input' ? el.checked : el.getAttribute('aria-checked') === 'true';
+      parts.push(checked ? '(checked)' : '(unchecked)');
+    } else if (tag === 'select') {
+      const chosen = collapse(itemsOf(el.selectedOptions).map((option) => option.text).join(', '));
+      parts.push(chosen ? quoted(chosen, VALUE_LIMIT) : '(empty)');
+    } else if (tag === 'input' && (el.type === 'password' || SECRET_AUTOCOMPLETE.test(el.autocomplete || ''))) {
+      // Passwords go to the website, never through the model.
+      parts.push(el.value ? '(filled)' : '(empty)');
+    } else if (kind === 'input' || kind.startsWith('input:') || kind === 'textarea' || kind === 'editable') {
+      let value = tag === 'input' || tag === 'textarea' ? el.value : el.innerText.trim();
+      if (el.type === 'file') value = value.replace(/^.*[\\/]/, '');
+      parts.push(value ? quoted(value, VALUE_LIMIT) : '(empty)');
+    }
+    if (el.getAttribute('aria-selected') === 'true') parts.push('(selected)');
+    const expanded = el.getAttribute('aria-expanded');
+    if (expanded === 'true' || expanded === 'false') {
+      parts.push(expanded === 'true' ? '(expanded)' : '(collapsed)');
+    } else if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') {
+      parts.push(el.parentElement.open ? '(expanded)' : '(collapsed)');
+    }
+    if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') parts.push('(disabled)');
+    return parts.join(' ');
+  };
+
+  const readable = (read) => {
+    try { return read(); } catch (_) { return ''; }
+  };
+  const elements = listed.map((item, index) => ({
+    n: index + 1,
+    label: labelOf(item.el, item.kind),
+    kind: item.kind,
+    href: readable(() => hrefOf(item.el, item.kind)),
+    state: readable(() => stateOf(item.el, item.kind)),
+  }));
+  // Not enumerable, so the page's own code that walks window's properties does not trip on it.
+  Object.defineProperty(window, '__nanomuseListing', {
+    value: {
+      id: listingId,
+      elements: listed.map((item) => item.target),
+      details: elements.map(({ label, kind }) => ({ label, kind })),
+    },
+    configurable: true,
+    writable: true,
+  });
+  return { url: location.href, title: document.title, elements, above, below };
+}

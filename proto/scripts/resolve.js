@@ -1,0 +1,39 @@
+(args) => {
+  const listing = window.__nanomuseListing;
+  if (!listing || listing.id !== String(args.listing_id)) return { error: 'stale' };
+  const count = listing.elements.length;
+  if (!Number.isInteger(args.n) || args.n < 1 || args.n > count) return { error: 'missing', count };
+  const el = listing.elements[args.n - 1];
+  const { label, kind } = listing.details[args.n - 1];
+  // An element of a frame that navigated away or was removed still thinks it is connected.
+  let view = el.ownerDocument.defaultView;
+  if (!el.isConnected || !view) return { error: 'detached' };
+  for (let w = view; w !== window; w = w.parent) {
+    if (!w.frameElement || !w.frameElement.isConnected) return { error: 'detached' };
+  }
+  if (args.scroll) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  if (args.focus) el.focus({ preventScroll: true });
+  const rect = el.getBoundingClientRect();
+  if (rect.width === 0 || rect.height === 0) return { error: 'hidden' };
+  // The part of the element each enclosing viewport shows, carried up to the top page.
+  let box = { left: rect.left, top: rect.top, right: rect.right, bottom: rect.bottom };
+  for (; view !== window; view = view.parent) {
+    box = {
+      left: Math.max(box.left, 0), top: Math.max(box.top, 0),
+      right: Math.min(box.right, view.innerWidth), bottom: Math.min(box.bottom, view.innerHeight),
+    };
+    const frame = view.frameElement;
+    const frameRect = frame.getBoundingClientRect();
+    const style = getComputedStyle(frame);
+    const x = frameRect.left + frame.clientLeft + parseFloat(style.paddingLeft);
+    const y = frameRect.top + frame.clientTop + parseFloat(style.paddingTop);
+    box = { left: box.left + x, top: box.top + y, right: box.right + x, bottom: box.bottom + y };
+  }
+  const left = Math.max(box.left, 0);
+  const top = Math.max(box.top, 0);
+  const right = Math.min(box.right, window.innerWidth);
+  const bottom = Math.min(box.bottom, window.innerHeight);
+  // Nothing of it on screen: a tap would land on something else.
+  if (right <= left || bottom <= top) return { error: 'hidden' };
+  return { x: (left + right) / 2, y: (top + bottom) / 2, label, kind, url: location.href };
+}

@@ -1,0 +1,37 @@
+//! The page scripts, as the `.js` files of `proto/scripts/`: the ones every backend runs alike
+//! — the worker (Rust) and the phone (Kotlin, which loads the same files as resources) — and
+//! the controller's, which it sends to either through `evaluate`. Each is a JavaScript function expression, called with one argument.
+
+/// `(text) => why`: fills the focused field through the page's own value setter plus `input`
+/// and `change` events, so React and Vue forms notice; a contenteditable gets `insertText`.
+/// Answers null, `{trusted: true}` when the page broke that path (the field's text then
+/// selected, for trusted input to type over), or why nothing was typed.
+pub const FILL_FOCUSED: &str = include_str!("../scripts/fill_focused.js");
+
+/// `() => state`: resolves in the task after the next animation frame (by then the handlers
+/// of an input have run and started what they start) with the document's `readyState`, or
+/// `leaving` while a navigation that will replace the document began less than a second ago
+/// (the mark of the worker's start script; a page without it never says `leaving`).
+pub const FRAME_DRAWN: &str = include_str!("../scripts/frame_drawn.js");
+
+/// Run in every document before its own scripts (a statement, not a function). Keeps the
+/// spec's "one tab": `window.open` and links or forms aimed at another window load in this
+/// page instead; and marks a navigation that will replace the document
+/// (`__nanomuseLeavingAt`), which [`FRAME_DRAWN`] reads so `settle` does not call the page
+/// quiet before its request reaches the network.
+pub const ONE_TAB: &str = include_str!("../scripts/one_tab.js");
+
+/// `(args) => listing`: the page's interactive elements in view, numbered, with the counts
+/// above and below (the controller's listing, `controller/src/listing.rs`, says the rest).
+pub const LIST: &str = include_str!("../scripts/list.js");
+
+/// `(args) => point | {error}`: where element `n` of the page's last listing is now.
+pub const RESOLVE: &str = include_str!("../scripts/resolve.js");
+
+/// `({quiet_ms, timeout_ms}) => quiet`: true once nothing in the document changed for
+/// `quiet_ms`, false when `timeout_ms` passed first (`wait` alone).
+pub const DOM_QUIET: &str = include_str!("../scripts/dom_quiet.js");
+
+/// `({text, timeout_ms}) => found`: true once the page's visible text holds `text` (`wait
+/// --text`), false when `timeout_ms` passed first.
+pub const TEXT_APPEARS: &str = include_str!("../scripts/text_appears.js");
