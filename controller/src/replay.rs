@@ -605,10 +605,9 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn retention_by_bytes_prunes_the_oldest_frames_of_the_tenant_across_its_threads() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SledStore::open(dir.path()).unwrap();
+    #[test]
+    fn retention_by_bytes_prunes_the_oldest_frames_of_the_tenant_across_its_threads() {
+        let store = SledStore::temporary().unwrap();
         // Room for about four frames of 10 kB (a frame's size counts its listing too).
         let small = retention(true, 30, 45 * KB as u64);
         for i in 0..6 {
@@ -640,11 +639,18 @@ mod tests {
         assert_eq!(kept, ["frame 2", "frame 3", "frame 4", "frame 5"]);
         // Each tenant's budget is its own: b kept as many.
         assert_eq!(store.recordings().frames("b", "t").unwrap().len(), 4);
-        // The count survives a restart: it is read again from what is stored.
-        store.flush().await.unwrap();
-        drop(store);
-        let store = SledStore::open(dir.path()).unwrap();
-        assert_eq!(store.recordings().bytes("a").unwrap(), bytes);
+        // A fresh count (as after a restart) is read again from what is stored.
+        let db = sled::Config::new().temporary(true).open().unwrap();
+        let first = Recordings::open(&db).unwrap();
+        for i in 0..3 {
+            let f = frame("t", "x", 1_000 + i, 10 * KB);
+            first
+                .record("a", i as u64, &f, "scroll", small, 2_000)
+                .unwrap();
+        }
+        let counted = first.bytes("a").unwrap();
+        assert!(counted > 30 * KB as u64, "{counted}");
+        assert_eq!(Recordings::open(&db).unwrap().bytes("a").unwrap(), counted);
     }
 
     #[test]
