@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use base64::Engine as _;
+use nanomuse_common::tokens::token_digest;
 use nanomuse_proto::act_request::Action;
-use nanomuse_proto::tokens::token_digest;
 use nanomuse_proto::*;
 use nanomuse_tests::*;
 use serde_json::{Value, json};
