@@ -115,7 +115,9 @@ impl Controller {
             config.controller.data_dir.join("parked"),
         ));
         Ok(Self {
-            frames: Arc::new(FrameHub::new(store.clone())),
+            frames: Arc::new(
+                FrameHub::new(store.clone()).with_recording(config.controller.recording.clone()),
+            ),
             holds,
             devices: Devices::default(),
             hop_secret,
@@ -418,7 +420,8 @@ impl Controller {
         let route = self.route(tenant, &record).await?;
         tracing::Span::current().record("backend", route.name.as_str());
         let mut ctx = self.ctx(tenant, &request.thread, record, &route);
-        let mut reply = actions::run(&mut ctx, action).await;
+        let name = actions::name_of(&action);
+        let mut reply = crate::frames::acting(name, actions::run(&mut ctx, action)).await;
         if let (Some(note), Ok(reply)) = (&route.note, &mut reply) {
             reply.text = format!("{note}\n{}", reply.text);
         }
@@ -434,12 +437,12 @@ impl Controller {
             // the thread starts only once its picture is taken.
             // Its picture belongs to the action's trace, though taken after the reply.
             self.background.spawn(
-                async move {
+                crate::frames::acting(name, async move {
                     let _in_order = in_order;
                     let _slot = route;
                     let _in_flight = in_flight;
                     capture_frame(backend, frames, &tenant, &thread, session, pending).await;
-                }
+                })
                 .instrument(tracing::Span::current()),
             );
         }
@@ -466,7 +469,8 @@ impl Controller {
                 format!("thread {thread:?} has no frame yet")
             } else {
                 format!(
-                    "no frame {frame_id:?} of thread {thread:?}: a thread keeps its last 12, and \
+                    "no frame {frame_id:?} of thread {thread:?}: a thread keeps its last 12 (all of them \
+                     while it records), and \
                      a picture still being taken when the controller stopped was never made \
                      (take a screenshot for a new one)"
                 )

@@ -137,6 +137,93 @@ pub struct ControllerSection {
     pub http_hosts: Vec<String>,
     /// What one tenant may hold at once.
     pub quotas: QuotaSection,
+    /// Whether threads keep every frame (a replay), and for how long.
+    pub recording: RecordingSection,
+}
+
+/// `[controller.recording]`: a thread with recording on keeps every frame (its action,
+/// caption, URL and time) beyond the card's last dozen, for its replay (`/replay/{thread}`).
+/// Each tenant's recorded frames are pruned, oldest first, once older than `days` or past
+/// `bytes` in all.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecordingSection {
+    /// Whether a thread records when it was not switched itself
+    /// (`POST /api/browser/{thread}/recording`).
+    pub on: bool,
+    /// How many days a recorded frame is kept.
+    pub days: u64,
+    /// How many bytes of recorded frames one tenant keeps at most.
+    pub bytes: u64,
+    /// tenant → its own `on`, `days` and `bytes`, each in place of the ones above.
+    pub tenants: HashMap<String, TenantRecording>,
+}
+
+impl Default for RecordingSection {
+    fn default() -> Self {
+        Self {
+            on: false,
+            days: 30,
+            bytes: 1 << 30,
+            tenants: HashMap::new(),
+        }
+    }
+}
+
+/// `[controller.recording.tenants.<tenant>]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TenantRecording {
+    pub on: Option<bool>,
+    pub days: Option<u64>,
+    pub bytes: Option<u64>,
+}
+
+/// What [`RecordingSection`] says for one tenant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// Whether its threads record unless switched.
+    pub on: bool,
+    pub days: u64,
+    pub bytes: u64,
+}
+
+impl RecordingSection {
+    pub fn for_tenant(&self, tenant: &str) -> Retention {
+        let own = self.tenants.get(tenant).cloned().unwrap_or_default();
+        Retention {
+            on: own.on.unwrap_or(self.on),
+            days: own.days.unwrap_or(self.days),
+            bytes: own.bytes.unwrap_or(self.bytes),
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let tenants = self
+            .tenants
+            .iter()
+            .map(|(t, own)| (format!("tenants.{t}."), own));
+        let own = TenantRecording {
+            on: None,
+            days: Some(self.days),
+            bytes: Some(self.bytes),
+        };
+        for (prefix, own) in std::iter::once((String::new(), &own)).chain(tenants) {
+            if own.days == Some(0) {
+                return Err(format!(
+                    "controller.recording.{prefix}days must be above 0 (days a recorded frame \
+                     is kept)"
+                ));
+            }
+            if own.bytes == Some(0) {
+                return Err(format!(
+                    "controller.recording.{prefix}bytes must be above 0 (bytes of recorded \
+                     frames a tenant keeps)"
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `[controller.quotas]`: per tenant, so one tenant cannot crowd out the others. Reaching one
@@ -248,6 +335,7 @@ impl Default for ControllerSection {
             url_policy: UrlPolicySection::default(),
             http_hosts: Vec::new(),
             quotas: QuotaSection::default(),
+            recording: RecordingSection::default(),
         }
     }
 }
@@ -401,6 +489,7 @@ impl Config {
         self.token_table()?;
         self.hop_secret()?;
         c.url_policy.validate()?;
+        c.recording.validate()?;
         Ok(())
     }
 
@@ -494,6 +583,47 @@ mod tests {
             error.contains("tokens.toml") && error.contains("plaintext"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn recording_is_off_by_default_and_a_tenant_may_have_its_own_retention() {
+        let config: Config = toml::from_str(
+            "[controller.recording]\n\
+             days = 7\n\
+             [controller.recording.tenants.acme]\n\
+             on = true\n\
+             bytes = 5000\n",
+        )
+        .unwrap();
+        config.validate().unwrap();
+        let recording = &config.controller.recording;
+        assert_eq!(
+            recording.for_tenant("acme"),
+            Retention {
+                on: true,
+                days: 7,
+                bytes: 5000
+            }
+        );
+        assert_eq!(
+            recording.for_tenant("other"),
+            Retention {
+                on: false,
+                days: 7,
+                bytes: 1 << 30
+            }
+        );
+        let bad: Config =
+            toml::from_str("[controller.recording.tenants.acme]\ndays = 0\n").unwrap();
+        let error = bad.validate().unwrap_err();
+        assert!(
+            error.starts_with("controller.recording.tenants.acme.days"),
+            "{error}"
+        );
+        let error = toml::from_str::<Config>("[controller.recording]\nkeep = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("keep"), "{error}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Frames: pictures of a thread's page after the actions that changed it. Each is stored (the
-//! last dozen per thread) and pushed to whoever watches the thread. A frame promised in a reply
-//! but still being captured is *pending*; asking for it waits for its capture.
+//! last dozen per thread; every one while the thread records, [`crate::replay`]) and pushed to
+//! whoever watches the thread. A frame promised in a reply but still being captured is
+//! *pending*; asking for it waits for its capture.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -9,8 +10,20 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use nanomuse_proto::{Frame, FrameRef, ScreenshotReply};
 use tokio::sync::{broadcast, watch};
 
+use crate::config::RecordingSection;
 use crate::error::Result;
 use crate::store::Store;
+
+tokio::task_local! {
+    /// The action whose frames are published in this task ([`acting`]): what a recording
+    /// says made each frame, without every caller of [`FrameHub::publish`] passing it.
+    static ACTION: &'static str;
+}
+
+/// Runs `work` with the frames it publishes recorded as made by `action`.
+pub async fn acting<F: std::future::Future>(action: &'static str, work: F) -> F::Output {
+    ACTION.scope(action, work).await
+}
 
 type Watchers = Mutex<HashMap<(String, String), broadcast::Sender<Frame>>>;
 
@@ -23,6 +36,8 @@ pub struct FrameHub {
     pending: Mutex<HashSet<PendingKey>>,
     /// Bumped whenever a pending frame is published or abandoned.
     settled: watch::Sender<u64>,
+    /// Which threads record, and how long their recordings are kept.
+    recording: RecordingSection,
 }
 
 /// How a reply names a frame.
@@ -49,7 +64,18 @@ impl FrameHub {
             watchers: Mutex::default(),
             pending: Mutex::default(),
             settled: watch::channel(0).0,
+            recording: RecordingSection::default(),
         }
+    }
+
+    /// The same, recording as `recording` says.
+    pub fn with_recording(mut self, recording: RecordingSection) -> Self {
+        self.recording = recording;
+        self
+    }
+
+    pub fn recording(&self) -> &RecordingSection {
+        &self.recording
     }
 
     /// An id for a frame of `thread` about to be made ([`crate::store::new_id`]); the frame is pending until it is
@@ -126,7 +152,18 @@ impl FrameHub {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as i64),
         };
-        self.store.add_frame(tenant, &frame)?;
+        let order = self.store.add_frame(tenant, &frame)?;
+        let action = ACTION.try_with(|action| *action).unwrap_or_default();
+        let retention = self.recording.for_tenant(tenant);
+        // Before the flush, which makes the recorded frame as durable as the card's.
+        self.store.recordings().record(
+            tenant,
+            order,
+            &frame,
+            action,
+            retention,
+            frame.created_ms,
+        )?;
         self.store.flush().await?;
         crate::metrics::metrics().frames_stored.inc();
         let stored = Frame {

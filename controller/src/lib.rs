@@ -17,6 +17,7 @@ pub mod listing;
 pub mod mcp;
 pub mod metrics;
 pub mod observed;
+pub mod replay;
 pub mod scheduler;
 pub mod service;
 pub mod store;
@@ -107,6 +108,11 @@ pub async fn run_with_local(
         shutdown.clone(),
     );
     metrics::watch(Arc::downgrade(&controller));
+    replay::spawn_pruning(
+        store.clone(),
+        config.controller.recording.clone(),
+        shutdown.clone(),
+    );
 
     let (health, health_service) = tonic_health::server::health_reporter();
     for service in [

@@ -1,5 +1,6 @@
 //! The controller's durable state behind a small trait: threads, the last listing of each
-//! thread, frames (the last dozen per thread), holds, workspace → worker placements and the
+//! thread, frames (the last dozen per thread; every one of a recording thread in
+//! [`crate::replay::Recordings`]), holds, workspace → worker placements and the
 //! profiles a drain parked here (their tars are files beside the store, not in it). The sled
 //! implementation flushes before a write is acknowledged, so a killed controller loses nothing
 //! it said was done. Every key starts with the tenant, so one tenant's lookups never reach
@@ -99,16 +100,22 @@ pub trait Store: Send + Sync + 'static {
     /// across a crash too.
     fn next_id(&self) -> Result<u64>;
     /// Stores a frame (its `id` from [`new_id`]) after the thread's others and drops the
-    /// thread's frames beyond the newest [`FRAMES_KEPT`].
-    fn add_frame(&self, tenant: &str, frame: &Frame) -> Result<()>;
+    /// thread's frames beyond the newest [`FRAMES_KEPT`]. Returns its place in the order of
+    /// frames (a recording keeps it under the same).
+    fn add_frame(&self, tenant: &str, frame: &Frame) -> Result<u64>;
     /// The thread's frames, oldest first.
     fn frames(&self, tenant: &str, thread: &str) -> Result<Vec<Frame>>;
+    /// One of the thread's frames: of the last dozen, or recorded.
     fn frame(&self, tenant: &str, thread: &str, id: &str) -> Result<Option<Frame>>;
     fn latest_frame(&self, tenant: &str, thread: &str) -> Result<Option<Frame>>;
     fn put_hold(&self, tenant: &str, hold: &Hold) -> Result<()>;
     fn hold(&self, tenant: &str, id: &str) -> Result<Option<Hold>>;
     /// The holds still open, of every tenant (loaded at start).
     fn open_holds(&self) -> Result<Vec<(String, Hold)>>;
+    /// The thread's holds, open and closed, oldest first.
+    fn holds_of(&self, tenant: &str, thread: &str) -> Result<Vec<Hold>>;
+    /// Every frame of the threads that record ([`crate::replay`]).
+    fn recordings(&self) -> &crate::replay::Recordings;
     fn placement(&self, tenant: &str, workspace: &str) -> Result<Option<String>>;
     fn put_placement(&self, tenant: &str, workspace: &str, worker: &str) -> Result<()>;
     /// How many workspaces each worker holds.
@@ -132,6 +139,7 @@ pub struct SledStore {
     holds: sled::Tree,
     placements: sled::Tree,
     parked: sled::Tree,
+    recordings: crate::replay::Recordings,
 }
 
 fn key(parts: &[&str]) -> Vec<u8> {
@@ -194,6 +202,7 @@ impl SledStore {
             holds: db.open_tree("holds")?,
             placements: db.open_tree("placements")?,
             parked: db.open_tree("parked")?,
+            recordings: crate::replay::Recordings::open(&db)?,
             db,
             commits: Default::default(),
         })
@@ -277,7 +286,7 @@ impl Store for SledStore {
         Ok(self.db.generate_id()?)
     }
 
-    fn add_frame(&self, tenant: &str, frame: &Frame) -> Result<()> {
+    fn add_frame(&self, tenant: &str, frame: &Frame) -> Result<u64> {
         let order = self.next_id()?;
         self.frames.insert(
             frame_key(tenant, &frame.thread, order, &frame.id),
@@ -292,7 +301,7 @@ impl Store for SledStore {
         for old in keys.iter().rev().skip(FRAMES_KEPT) {
             self.frames.remove(old)?;
         }
-        Ok(())
+        Ok(order)
     }
 
     fn frames(&self, tenant: &str, thread: &str) -> Result<Vec<Frame>> {
@@ -320,7 +329,7 @@ impl Store for SledStore {
                     .transpose();
             }
         }
-        Ok(None)
+        self.recordings.frame(tenant, thread, id)
     }
 
     fn latest_frame(&self, tenant: &str, thread: &str) -> Result<Option<Frame>> {
@@ -355,6 +364,22 @@ impl Store for SledStore {
             }
         }
         Ok(open)
+    }
+
+    fn holds_of(&self, tenant: &str, thread: &str) -> Result<Vec<Hold>> {
+        let mut holds = Vec::new();
+        for value in self.holds.scan_prefix(key(&[tenant, ""])).values() {
+            let hold: Hold = decode(&value?)?;
+            if hold.thread == thread {
+                holds.push(hold);
+            }
+        }
+        holds.sort_by_key(|hold| hold.since_ms);
+        Ok(holds)
+    }
+
+    fn recordings(&self) -> &crate::replay::Recordings {
+        &self.recordings
     }
 
     fn placement(&self, tenant: &str, workspace: &str) -> Result<Option<String>> {

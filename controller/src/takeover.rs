@@ -88,6 +88,18 @@ impl UserInput {
         Ok(())
     }
 
+    /// The action a recording names for the frame after it.
+    fn action(&self) -> &'static str {
+        match self {
+            UserInput::Tap { .. } => "user_tap",
+            UserInput::Type { .. } => "user_type",
+            UserInput::Key { .. } => "user_key",
+            UserInput::Open { .. } => "user_open",
+            UserInput::Back => "user_back",
+            UserInput::Scroll { .. } => "user_scroll",
+        }
+    }
+
     fn caption(&self) -> String {
         match self {
             UserInput::Tap { x, y } => format!("You tapped at ({}, {})", x.round(), y.round()),
@@ -175,7 +187,8 @@ impl Controller {
             title: &state.title,
         };
         let id = self.frames().reserve_id(tenant, thread)?;
-        self.frames().publish(tenant, thread, id, shot?, meta).await
+        let published = self.frames().publish(tenant, thread, id, shot?, meta);
+        crate::frames::acting(input.action(), published).await
     }
 
     /// A picture of `thread`'s page as it is now, not stored: the card's live view while the

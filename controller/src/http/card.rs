@@ -30,13 +30,13 @@ pub static CARD_POLICY: LazyLock<String> = LazyLock::new(|| {
 });
 
 /// The CSP source of the one inline `<tag>` of `page`: `'sha256-…'` of its text.
-fn inline_hash(page: &str, tag: &str) -> String {
+pub(super) fn inline_hash(page: &str, tag: &str) -> String {
     let open = format!("<{tag}>");
     let close = format!("</{tag}>");
     let start = page.find(&open).map(|at| at + open.len());
     let body = start
         .and_then(|start| Some(&page[start..start + page[start..].find(&close)?]))
-        .unwrap_or_else(|| panic!("card.html has no <{tag}>"));
+        .unwrap_or_else(|| panic!("the page has no <{tag}>"));
     let digest = Sha256::digest(body.as_bytes());
     format!(
         "'sha256-{}'",

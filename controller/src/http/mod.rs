@@ -1,7 +1,8 @@
 //! The HTTP side of the controller, on the same port as its gRPC: the JSON API of holds, the
 //! take-over and the user's input (`/api/...`), the frames as JPEG and as a Server-Sent Events
-//! stream, and the browser card page (`/browser/{thread}`). Errors are JSON `{"error": "…"}`
-//! with the status from [`ControllerError::http_status`].
+//! stream, the browser card page (`/browser/{thread}`) and a thread's replay
+//! (`/replay/{thread}`). Errors are JSON `{"error": "…"}` with the status from
+//! [`ControllerError::http_status`].
 
 mod card;
 mod downloads;
@@ -9,6 +10,7 @@ mod frames;
 pub mod guard;
 mod holds;
 mod input;
+mod replay;
 mod threads;
 
 use std::sync::Arc;
@@ -108,6 +110,16 @@ pub const ROUTES: &[Route] = &[
         "/api/workspaces/{workspace}/downloads/{name}",
         |m| on(m, downloads::file),
     ),
+    route(Method::GET, "/replay/{thread}", |m| on(m, replay::page)),
+    route(Method::POST, "/api/browser/{thread}/recording", |m| {
+        on(m, replay::switch)
+    }),
+    route(Method::GET, "/api/browser/{thread}/replay", |m| {
+        on(m, replay::timeline)
+    }),
+    route(Method::GET, "/api/browser/{thread}/replay.html", |m| {
+        on(m, replay::export)
+    }),
 ];
 
 /// The HTTP routes ([`ROUTES`] and the MCP server), each behind

@@ -55,7 +55,7 @@ const LAYOUT_JS: &str = r##"() => {
 }"##;
 
 /// The centre of `selector` on the card, in the card's CSS px.
-const CENTRE_JS: &str = r##"(selector) => {
+pub(crate) const CENTRE_JS: &str = r##"(selector) => {
   const box = document.querySelector(selector).getBoundingClientRect();
   return [box.left + box.width / 2, box.top + box.height / 2];
 }"##;
@@ -66,18 +66,19 @@ const ON_PICTURE_JS: &str = r##"([x, y]) => {
   return [box.left + x * box.width / 1280, box.top + y * box.height / 900];
 }"##;
 
-/// The user's own browser, showing the card.
-struct UserBrowser<'a> {
-    worker: &'a Worker,
-    page: &'static str,
+/// The user's own browser, showing the card (or another page of the controller's:
+/// `replay.rs` uses it too).
+pub(crate) struct UserBrowser<'a> {
+    pub(crate) worker: &'a Worker,
+    pub(crate) page: &'static str,
 }
 
 impl UserBrowser<'_> {
-    fn session(&self) -> Option<Session> {
+    pub(crate) fn session(&self) -> Option<Session> {
         session(self.page)
     }
 
-    async fn evaluate(&self, js: &str, arg: Value) -> Value {
+    pub(crate) async fn evaluate(&self, js: &str, arg: Value) -> Value {
         let reply = self
             .worker
             .backend
@@ -91,14 +92,14 @@ impl UserBrowser<'_> {
         serde_json::from_str(&reply.value_json).unwrap()
     }
 
-    async fn wait_for(&self, condition: &str) {
+    pub(crate) async fn wait_for(&self, condition: &str) {
         let js = WAIT_JS
             .replace("CONDITION", condition)
             .replace("WHAT", &json!(condition).to_string());
         self.evaluate(&js, Value::Null).await;
     }
 
-    async fn tap(&self, at: Value) {
+    pub(crate) async fn tap(&self, at: Value) {
         let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
         let request = TapRequest {
             session: self.session(),

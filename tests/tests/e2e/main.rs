@@ -18,6 +18,7 @@ mod listing;
 mod mcp;
 mod observability;
 mod parity;
+mod replay;
 mod security;
 mod stops;
 mod telemetry;

@@ -219,6 +219,15 @@ fn route_call(method: &str, route: &str, ids: &Ids, site: SocketAddr) -> (String
         }
         ("GET", "/api/browser/{thread}/live") => (format!("/api/browser/{t}/live"), None),
         ("GET", "/api/browser/{thread}/events") => (format!("/api/browser/{t}/events"), None),
+        ("GET", "/replay/{thread}") => (format!("/replay/{t}"), None),
+        ("POST", "/api/browser/{thread}/recording") => (
+            format!("/api/browser/{t}/recording"),
+            Some(json!({"on": true})),
+        ),
+        ("GET", "/api/browser/{thread}/replay") => (format!("/api/browser/{t}/replay"), None),
+        ("GET", "/api/browser/{thread}/replay.html") => {
+            (format!("/api/browser/{t}/replay.html"), None)
+        }
         other => panic!(
             "no case for route {other:?} in tests/tests/e2e/tenants.rs: add one, so another \
              tenant tries it on tenant A's ids"
