@@ -56,8 +56,10 @@ impl ChromiumBackend {
     }
 
     async fn traced<R: Op>(&self, request: R) -> Result<R::Reply, BackendError> {
+        // The session as span fields, not a dump of the whole message (its URL policy says
+        // nothing a trace needs).
         let session = request.session();
-        let field = |get: fn(&Session) -> &str| session.map_or("", get).to_string();
+        let field = |get: fn(&Session) -> &str| session.map_or("", get);
         let span = tracing::info_span!(
             "op",
             otel.name = R::NAME,
