@@ -77,6 +77,10 @@ impl LiveBrowser {
     ) -> Result<Self> {
         tokio::fs::create_dir_all(profile_dir).await?;
         tokio::fs::create_dir_all(downloads_dir).await?;
+        // The real folder, not a path through the workspace's link to a folder launched
+        // ahead (see `warm`): the orphan check below finds a browser by its command line.
+        let profile_dir = &tokio::fs::canonicalize(profile_dir).await?;
+        let downloads_dir = &tokio::fs::canonicalize(downloads_dir).await?;
         clear_stale_locks(profile_dir).await;
 
         let egress =
