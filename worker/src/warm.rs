@@ -91,7 +91,12 @@ impl WarmBrowsers {
             let this_run = entry.file_name().to_string_lossy().starts_with(&self.run);
             if !this_run && !self.is_owned(&folder).await {
                 tracing::debug!(folder = %folder.display(), "removing a browser folder nobody took");
-                tokio::fs::remove_dir_all(&folder).await?;
+                // One that will not go (its browser of a killed run still exiting) is left
+                // for the next start; the others go now.
+                if let Err(error) = tokio::fs::remove_dir_all(&folder).await {
+                    tracing::warn!(folder = %folder.display(), %error,
+                        "could not remove a browser folder nobody took");
+                }
             }
         }
         Ok(())
