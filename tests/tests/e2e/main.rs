@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod card;
+mod cli;
 mod controller;
 mod crash;
 mod deploy;
