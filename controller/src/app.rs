@@ -434,13 +434,14 @@ impl Controller {
             let frames = self.frames.clone();
             let (tenant, thread) = key;
             // The thread's lock and the worker's slot go with the capture: the next action of
-            // the thread starts only once its picture is taken.
+            // the thread starts only once its picture is taken. The tenant's count of actions
+            // in flight does not: the action is answered, and an agent's next action (waiting
+            // for this picture behind the lock) is not a second one of its own.
             // Its picture belongs to the action's trace, though taken after the reply.
             self.background.spawn(
                 crate::frames::acting(name, async move {
                     let _in_order = in_order;
                     let _slot = route;
-                    let _in_flight = in_flight;
                     capture_frame(backend, frames, &tenant, &thread, session, pending).await;
                 })
                 .instrument(tracing::Span::current()),
@@ -973,6 +974,25 @@ mod tests {
         first.await.unwrap();
         assert_eq!(backend.ops(), ["state"]);
         assert!(controller.known_thread(TENANT, "t2").is_err());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_agents_next_action_waiting_for_its_last_picture_is_not_counted_twice() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |config| config.controller.quotas.actions_in_flight = 1);
+        // The picture after the reply takes a while; the agent acts again meanwhile.
+        backend.delay::<ScreenshotRequest>(Duration::from_secs(2));
+        controller
+            .act(TENANT, request("t1", navigate("https://x.example/")))
+            .await
+            .unwrap();
+        let next = controller
+            .act(TENANT, request("t1", navigate("https://x.example/")))
+            .await;
+        assert!(next.is_ok(), "{next:?}");
+        assert_eq!(backend.requests::<ScreenshotRequest>().len(), 1);
     }
 
     #[tokio::test]
