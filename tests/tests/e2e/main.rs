@@ -26,4 +26,5 @@ mod tenants;
 mod todomvc;
 mod url_policy;
 mod wait;
+mod warm;
 mod worker;
