@@ -89,6 +89,7 @@ fn check_texts(action: &Action) -> Result<()> {
     match action {
         Action::Key(key) => check_key(&key.key),
         Action::HandOver(hand_over) => crate::holds::check_reason(&hand_over.reason),
+        Action::Upload(upload) => actions::upload::check(upload),
         _ => Ok(()),
     }
 }
@@ -387,7 +388,7 @@ impl Controller {
         let Some(action) = request.action else {
             return Err(ControllerError::InvalidArgument(
                 "no action given: navigate, extract, click, type, key, scroll, back, wait, \
-                 screenshot, fetch, profile, close, hand_over, state or downloads"
+                 screenshot, fetch, profile, close, hand_over, state, downloads or upload"
                     .into(),
             ));
         };
@@ -411,6 +412,12 @@ impl Controller {
         // The workspace's files, not the page: no hold to wait for, no backend slot.
         if let Action::Downloads(_) = &action {
             return actions::downloads::run(self, tenant, &record).await;
+        }
+        let mut action = action;
+        // The workspace's files an upload names are read before its hold or slot: a missing
+        // one changes nothing.
+        if let Action::Upload(upload) = &mut action {
+            self.upload_files(tenant, &record.workspace, upload).await?;
         }
         let waiting_since = Instant::now();
         let waited = self.holds.wait_released(tenant, &request.thread).await?;

@@ -1,4 +1,4 @@
-//! The browser tool's actions, written once over the 14 backend ops ([`Backend`]), so the
+//! The browser tool's actions, written once over the 15 backend ops ([`Backend`]), so the
 //! workers and the phones give the same numbered elements, the same frames, the same replies.
 //! One module per action; [`run`] dispatches.
 
@@ -16,6 +16,7 @@ mod screenshot;
 mod scroll;
 mod state;
 mod type_text;
+pub mod upload;
 mod wait;
 
 pub use wait::MAX_WAIT_SECONDS;
@@ -86,6 +87,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: Action) -> Result<ActReply> {
         Action::State(_) => state::run(ctx).await,
         Action::HandOver(_) => unreachable!("hand_over needs no backend; Controller::act runs it"),
         Action::Downloads(_) => unreachable!("downloads needs no page; Controller::act runs it"),
+        Action::Upload(a) => upload::run(ctx, a).await,
     }?;
     reply.backend = ctx.backend_name.clone();
     Ok(reply)
@@ -109,6 +111,7 @@ pub fn name_of(action: &Action) -> &'static str {
         Action::State(_) => "state",
         Action::HandOver(_) => "hand_over",
         Action::Downloads(_) => "downloads",
+        Action::Upload(_) => "upload",
     }
 }
 
