@@ -541,6 +541,19 @@ mod tests {
             TapReply {},
         );
         round_trip(
+            UploadRequest {
+                session: None,
+                x: 12.0,
+                y: 34.5,
+                files: vec![UploadFile {
+                    name: "id card.pdf".into(),
+                    mime_type: "application/pdf".into(),
+                    content: (0..=255).collect(),
+                }],
+            },
+            UploadReply { multiple: true },
+        );
+        round_trip(
             ScreenshotRequest {
                 session: None,
                 quality: 70,

@@ -24,6 +24,7 @@ mod stops;
 mod telemetry;
 mod tenants;
 mod todomvc;
+mod upload;
 mod url_policy;
 mod wait;
 mod worker;
