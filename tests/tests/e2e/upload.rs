@@ -545,6 +545,12 @@ async fn the_same_upload_on_the_kotlin_phone_as_on_a_worker() {
             )),
         )
         .await;
+        let expected = if backend == "device" {
+            "device:up-phone"
+        } else {
+            "worker:w1"
+        };
+        assert_eq!(uploaded.backend, expected);
         let send = element(&uploaded, "Send");
         let before = received.lock().unwrap().len();
         let sent = acted(&mut tool, on(Action::Click(ClickAction { n: send }))).await;
