@@ -345,6 +345,15 @@ async fn an_element_that_opens_no_chooser_and_too_many_files_are_refused_and_cha
         looked.text
     );
     assert!(received.lock().unwrap().is_empty());
+
+    // Nothing was left pending either: the next upload to the same input goes through.
+    let uploaded = acted(
+        &mut tool,
+        act("no", upload(input, vec![file("b.txt", b"bee".to_vec())])),
+    )
+    .await;
+    let parts = send(&mut tool, "no", &uploaded, &received).await;
+    assert_eq!(parts[0].bytes, b"bee");
 }
 
 #[tokio::test(flavor = "multi_thread")]
