@@ -395,6 +395,13 @@ impl Controller {
         // Before anything is created or opened: a refused URL or text changes nothing.
         check_texts(&action)?;
         self.url_policies.check_action(tenant, &action).await?;
+        // An upload names an element of the thread's last listing: on a thread that does not
+        // exist yet there is none, and the thread is not made for a call that cannot succeed.
+        if matches!(action, Action::Upload(_))
+            && self.store.thread(tenant, &request.thread)?.is_none()
+        {
+            return Err(actions::no_listing());
+        }
         let in_flight = self.start_action(tenant)?;
         let key = (tenant.to_string(), request.thread.clone());
         let in_order = self.thread_lock(&key).lock_owned().await;

@@ -133,7 +133,8 @@ pub enum ActionCommand {
     Downloads,
     /// Tap element N (a file input, its label, or a button that opens a file chooser) and
     /// choose FILEs: local files (read here and sent), or downloads/NAME for one of the
-    /// workspace's downloads. At most 10 files, 10 MiB each, 20 MiB in all.
+    /// workspace's downloads (./downloads/NAME is a local file). At most 10 files, 10 MiB
+    /// each, 20 MiB in all.
     Upload {
         #[arg(allow_negative_numbers = true)]
         n: i64,

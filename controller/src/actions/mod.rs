@@ -144,6 +144,15 @@ pub fn truncate(text: &str, max: usize) -> (String, bool) {
     }
 }
 
+/// The error of an element number on a page never listed.
+pub(crate) fn no_listing() -> ControllerError {
+    ControllerError::StaleListing(
+        "there is no listing of this page yet: navigate, wait or screenshot first, then use the \
+         element numbers it gives"
+            .into(),
+    )
+}
+
 /// Why element `n` cannot be pressed in a listing of `count` elements.
 fn not_listed(n: i64, count: usize) -> String {
     match count {
@@ -356,11 +365,7 @@ impl Ctx<'_> {
     /// focused when asked. Element numbers of a listing the page no longer has are refused.
     async fn element(&self, n: i64, focus: bool) -> Result<(f64, f64, String)> {
         let Some(listing) = self.store.listing(self.tenant, self.thread)? else {
-            return Err(ControllerError::StaleListing(
-                "there is no listing of this page yet: navigate, wait or screenshot first, then \
-                 use the element numbers it gives"
-                    .into(),
-            ));
+            return Err(no_listing());
         };
         let count = listing.elements.len();
         if n < 1 || n as usize > count {

@@ -237,6 +237,28 @@ mod tests {
         assert_eq!(h.backend.ops(), ["evaluate", "upload"]);
     }
 
+    #[tokio::test]
+    async fn an_upload_on_a_thread_that_does_not_exist_makes_none() {
+        let mut config = crate::config::Config::default();
+        config.controller.url_policy.hosted = Some(false);
+        let store = std::sync::Arc::new(crate::store::SledStore::temporary().unwrap());
+        let controller = Controller::new(std::sync::Arc::new(config), store).unwrap();
+        let request = nanomuse_proto::ActRequest {
+            thread: "never-seen".into(),
+            action: Some(upload(1, vec![file("a.txt", 1)])),
+            ..Default::default()
+        };
+        let refused = controller.act("tenant-a", request).await.unwrap_err();
+        assert!(
+            matches!(refused, ControllerError::StaleListing(ref m) if m.starts_with("there is no listing")),
+            "{refused:?}"
+        );
+        assert!(matches!(
+            controller.known_thread("tenant-a", "never-seen"),
+            Err(ControllerError::NotFound(_))
+        ));
+    }
+
     #[test]
     fn download_names_are_checked_before_anything_is_read() {
         let action = UploadAction {
