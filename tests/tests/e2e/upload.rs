@@ -108,7 +108,11 @@ async fn serve_forms() -> (SocketAddr, Received) {
                 )
             }),
         )
-        .route("/submit", post(submit))
+        // The largest upload's form is over axum's default 2 MB.
+        .route(
+            "/submit",
+            post(submit).layer(axum::extract::DefaultBodyLimit::max(64 * 1024 * 1024)),
+        )
         .with_state(received.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -491,6 +495,90 @@ async fn a_download_of_the_workspace_and_files_over_http_and_mcp_stdio_are_uploa
     let parts = send(&mut tool, "ws", &listed, &received).await;
     assert_eq!(parts[0].file_name, "from-disk.bin");
     assert_eq!(parts[0].bytes, on_disk);
+}
+
+/// The bounds hold on every hop: a file of exactly 10 MiB goes through gRPC (controller and
+/// worker) and through the HTTP route (as base64, past the API's usual 2 MB body), one byte
+/// more is refused before anything is tapped.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_largest_file_an_upload_takes_goes_through_and_one_byte_more_is_refused() {
+    logs();
+    let (site, received) = serve_forms().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (controller, _worker) = controller_with_worker(dir.path(), |_| {}).await;
+    let mut tool = controller.tool().await;
+    let max = nanomuse_proto::upload::MAX_FILE_BYTES;
+
+    let listed = acted(
+        &mut tool,
+        act("big", navigate(format!("http://{site}/plain"))),
+    )
+    .await;
+    let n = element(&listed, "Your document");
+    let too_big = try_act(
+        &mut tool,
+        "big",
+        upload(n, vec![file("big.bin", binary(max + 1, 1))]),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        too_big.code(),
+        tonic::Code::ResourceExhausted,
+        "{too_big:?}"
+    );
+    assert!(
+        too_big.message().contains("per file"),
+        "{}",
+        too_big.message()
+    );
+
+    let largest = binary(max, 2);
+    let uploaded = acted(
+        &mut tool,
+        act("big", upload(n, vec![file("big.bin", largest.clone())])),
+    )
+    .await;
+    assert!(
+        line_of(&uploaded, n).contains("= \"big.bin\""),
+        "{}",
+        uploaded.text
+    );
+    let parts = send(&mut tool, "big", &uploaded, &received).await;
+    assert!(parts[0].bytes == largest, "the 10 MiB arrived whole");
+
+    let listed = acted(
+        &mut tool,
+        act("big", navigate(format!("http://{site}/plain"))),
+    )
+    .await;
+    let n = element(&listed, "Your document");
+    let largest = binary(max, 3);
+    let response = reqwest::Client::new()
+        .post(format!(
+            "http://{}/api/browser/big/upload",
+            controller.address
+        ))
+        .header("content-type", "application/json")
+        .body(
+            json!({"n": n, "files": [{"name": "big.bin",
+                   "content_base64": base64::engine::general_purpose::STANDARD.encode(&largest)}]})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let listed = acted(
+        &mut tool,
+        act("big", Action::Screenshot(ScreenshotAction {})),
+    )
+    .await;
+    let parts = send(&mut tool, "big", &listed, &received).await;
+    assert!(
+        parts[0].bytes == largest,
+        "the 10 MiB arrived whole over HTTP"
+    );
 }
 
 /// The same upload on the phone (the phone's own Kotlin code, a headless Chromium standing in
