@@ -68,19 +68,19 @@ pub fn check_files(files: &[UploadFile]) -> Result<(), BackendError> {
         check_name(&file.name)?;
         if file.content.len() > MAX_FILE_BYTES {
             return Err(BackendError::ResourceExhausted(format!(
-                "{:?} is {}, more than an upload takes per file ({})",
+                "{:?} is {}, more than an upload takes per file ({} MiB)",
                 file.name,
                 human_size(file.content.len()),
-                human_size(MAX_FILE_BYTES)
+                MAX_FILE_BYTES >> 20
             )));
         }
         total += file.content.len();
     }
     if total > MAX_TOTAL_BYTES {
         return Err(BackendError::ResourceExhausted(format!(
-            "the files come to {}, more than one upload takes ({})",
+            "the files come to {}, more than one upload takes ({} MiB)",
             human_size(total),
-            human_size(MAX_TOTAL_BYTES)
+            MAX_TOTAL_BYTES >> 20
         )));
     }
     Ok(())

@@ -155,9 +155,9 @@ pub fn read_local_file(path: &str) -> Result<UploadFile, String> {
         .len();
     if size > max as u64 {
         return Err(format!(
-            "{path} is {}, more than an upload takes per file ({})",
+            "{path} is {}, more than an upload takes per file ({} MiB)",
             nanomuse_proto::upload::human_size(size as usize),
-            nanomuse_proto::upload::human_size(max)
+            max >> 20
         ));
     }
     let content = std::fs::read(path).map_err(|error| format!("cannot read {path}: {error}"))?;

@@ -13,12 +13,20 @@ use super::{Ctx, quoted};
 use crate::app::Controller;
 use crate::error::{ControllerError, Result};
 
+/// [`upload::check_files`] in the controller's words: too many bytes is TOO_LARGE (HTTP 413).
+fn check_files(files: &[UploadFile]) -> Result<()> {
+    upload::check_files(files).map_err(|error| match error {
+        BackendError::ResourceExhausted(message) => ControllerError::TooLarge(message),
+        other => other.into(),
+    })
+}
+
 /// What can be checked of an upload before anything is created: how many files, their names
 /// and the sizes of those sent with the call.
 pub fn check(action: &UploadAction) -> Result<()> {
     let count = action.files.len() + action.downloads.len();
     if count == 0 {
-        upload::check_files(&[])?;
+        check_files(&[])?;
     }
     if count > MAX_FILES {
         return Err(ControllerError::InvalidArgument(format!(
@@ -29,7 +37,7 @@ pub fn check(action: &UploadAction) -> Result<()> {
         check_file_name(name)?;
     }
     if !action.files.is_empty() {
-        upload::check_files(&action.files)?;
+        check_files(&action.files)?;
     }
     Ok(())
 }
@@ -47,11 +55,11 @@ impl Controller {
         for name in std::mem::take(&mut action.downloads) {
             let mut body = self.read_download(tenant, workspace, &name).await?;
             let too_large = || {
-                ControllerError::Backend(BackendError::ResourceExhausted(format!(
-                    "downloads/{name} is {}, more than an upload takes per file ({})",
+                ControllerError::TooLarge(format!(
+                    "downloads/{name} is {}, more than an upload takes per file ({} MiB)",
                     human_size(body_size(body.size)),
-                    human_size(MAX_FILE_BYTES)
-                )))
+                    MAX_FILE_BYTES >> 20
+                ))
             };
             if body.size > MAX_FILE_BYTES as u64 {
                 return Err(too_large());
@@ -69,7 +77,7 @@ impl Controller {
                 content,
             });
         }
-        upload::check_files(&action.files)?;
+        check_files(&action.files)?;
         Ok(())
     }
 }
@@ -85,7 +93,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: UploadAction) -> Result<ActReply> {
             "the workspace's downloads of an upload are read before it runs".into(),
         ));
     }
-    upload::check_files(&action.files)?;
+    check_files(&action.files)?;
     let (x, y, label) = ctx.element(action.n, false).await?;
     let names = action
         .files
@@ -185,7 +193,11 @@ mod tests {
         let cases: Vec<(Vec<UploadFile>, i64, &str)> = vec![
             (vec![], 1, "at least one file"),
             (eleven, 1, "11 files is too many"),
-            (vec![file("big.bin", MAX_FILE_BYTES + 1)], 1, "per file"),
+            (
+                vec![file("big.bin", MAX_FILE_BYTES + 1)],
+                1,
+                "per file (10 MiB)",
+            ),
             (
                 vec![
                     file("a", MAX_FILE_BYTES),
@@ -202,6 +214,9 @@ mod tests {
             let (reply, _) = h.act(upload(n, files)).await;
             let error = reply.unwrap_err();
             assert!(error.to_string().contains(said), "{said}: {error}");
+            if said.contains("MiB") || said.contains("takes") {
+                assert!(matches!(error, ControllerError::TooLarge(_)), "{error:?}");
+            }
         }
         assert!(h.backend.ops().is_empty(), "{:?}", h.backend.ops());
     }

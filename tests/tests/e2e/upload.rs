@@ -569,6 +569,27 @@ async fn the_largest_file_an_upload_takes_goes_through_and_one_byte_more_is_refu
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
+    // One byte more over HTTP: 413, with the bound in the sentence.
+    let refused = reqwest::Client::new()
+        .post(format!("http://{}/api/browser/big/upload", controller.address))
+        .header("content-type", "application/json")
+        .body(
+            json!({"n": n, "files": [{"name": "bigger.bin",
+                   "content_base64": base64::engine::general_purpose::STANDARD.encode(binary(max + 1, 4))}]})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 413);
+    let said: serde_json::Value = serde_json::from_slice(&refused.bytes().await.unwrap()).unwrap();
+    assert!(
+        said["error"]
+            .as_str()
+            .unwrap()
+            .contains("more than an upload takes per file (10 MiB)"),
+        "{said}"
+    );
     let listed = acted(
         &mut tool,
         act("big", Action::Screenshot(ScreenshotAction {})),
