@@ -251,7 +251,9 @@ impl Backend for Engine {
         self.on_page(
             request.session.as_ref(),
             "fetch",
-            Changes::Cookies,
+            // A fetch knows whether a response set cookies: it saves the snapshot then (see
+            // `ops::fetch`), not after every fetch.
+            Changes::Nothing,
             async |page| ops::fetch::run(page, &request, max_bytes).await,
         )
         .await

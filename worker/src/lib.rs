@@ -22,6 +22,7 @@ pub mod registration;
 pub mod set_cookie;
 pub mod tracker;
 pub mod transfer;
+pub mod warm;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,14 +35,16 @@ use tokio_util::sync::CancellationToken;
 pub use backend::ChromiumBackend;
 pub use config::WorkerConfig;
 
-/// Closes idle browsers until `shutdown`; for a backend served by [`run`] or used in-process.
-pub fn spawn_idle_reaper(
+/// Launches the browsers kept ahead, then closes idle browsers until `shutdown`; for a backend
+/// served by [`run`] or used in-process.
+pub fn spawn_housekeeping(
     backend: &ChromiumBackend,
     shutdown: CancellationToken,
 ) -> tokio::task::JoinHandle<()> {
     let pool = backend.pool.clone();
     let every = (backend.config().idle_timeout() / 4)
         .clamp(Duration::from_millis(50), Duration::from_secs(30));
+    pool.warm.start();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(every);
         loop {
@@ -86,7 +89,7 @@ pub async fn run(
         .await;
 
     metrics::watch(Arc::downgrade(&backend.pool), config.capacity);
-    let reaper = spawn_idle_reaper(&backend, shutdown.clone());
+    let reaper = spawn_housekeeping(&backend, shutdown.clone());
 
     let advertise = if config.advertise.is_empty() {
         format!("http://{address}")

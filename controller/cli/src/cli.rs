@@ -27,7 +27,6 @@ use tracing::Instrument;
 /// Where the controller listens unless told otherwise.
 pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
 pub const DEFAULT_THREAD: &str = "cli";
-pub const DEFAULT_WORKSPACE: &str = "default";
 
 const NAME: &str = "nanomuse-browser";
 // Frames are JPEGs of a whole viewport; tonic's 4 MiB default is too tight for a large one.
@@ -274,7 +273,8 @@ struct Cli {
     /// The conversation whose page to act on [env: NANOMUSE_THREAD] [default: cli]
     #[arg(long, global = true, value_name = "ID")]
     thread: Option<String>,
-    /// The workspace whose profile the thread uses [env: NANOMUSE_WORKSPACE] [default: default]
+    /// The workspace whose profile a new thread uses; a thread keeps its own
+    /// [env: NANOMUSE_WORKSPACE] [default: the thread's; for a new thread, default]
     #[arg(long, global = true, value_name = "W")]
     workspace: Option<String>,
     /// A new thread's browser: auto, playwright (the server's) or device (the phone's)
@@ -350,8 +350,9 @@ where
         server: resolve(cli.server, "NANOMUSE_SERVER").unwrap_or_else(|| DEFAULT_SERVER.into()),
         token: resolve(cli.token, "NANOMUSE_TOKEN"),
         thread: resolve(cli.thread, "NANOMUSE_THREAD").unwrap_or_else(|| DEFAULT_THREAD.into()),
-        workspace: resolve(cli.workspace, "NANOMUSE_WORKSPACE")
-            .unwrap_or_else(|| DEFAULT_WORKSPACE.into()),
+        // Unsaid: the thread's own (the server gives a new thread `default`), so naming only
+        // `--thread` reaches a thread made in another workspace.
+        workspace: resolve(cli.workspace, "NANOMUSE_WORKSPACE").unwrap_or_default(),
         backend: resolve(cli.backend, "NANOMUSE_BACKEND").unwrap_or_default(),
         json: cli.json,
         trace: cli.trace,
@@ -1135,11 +1136,12 @@ mod tests {
         assert_eq!(invocation.server, "http://127.0.0.1:50051");
         assert_eq!(invocation.token, None);
         assert_eq!(invocation.thread, "cli");
-        assert_eq!(invocation.workspace, "default");
+        assert_eq!(invocation.workspace, "");
         assert!(!invocation.json);
         let request = to_request(&invocation);
         assert_eq!(request.thread, "cli");
-        assert_eq!(request.workspace, "default");
+        // The server's default for a new thread, the thread's own for one it has.
+        assert_eq!(request.workspace, "");
     }
 
     const ENV: &[(&str, &str)] = &[
@@ -1206,7 +1208,7 @@ mod tests {
         assert_eq!(invocation.server, DEFAULT_SERVER);
         assert_eq!(invocation.token, None);
         assert_eq!(invocation.thread, DEFAULT_THREAD);
-        assert_eq!(invocation.workspace, DEFAULT_WORKSPACE);
+        assert_eq!(invocation.workspace, "");
     }
 
     #[test]

@@ -122,6 +122,8 @@ impl ReferenceConfig {
             chromium: self.chromium.clone().unwrap_or(defaults.chromium.clone()),
             profiles_root: self.profiles_root.clone(),
             timeout_ms: self.timeout_ms,
+            // A phone has one browser.
+            warm_browsers: 0,
             ..defaults
         }
     }

@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod card;
+mod cli;
 mod controller;
 mod crash;
 mod deploy;
@@ -27,4 +28,5 @@ mod todomvc;
 mod upload;
 mod url_policy;
 mod wait;
+mod warm;
 mod worker;

@@ -371,18 +371,6 @@ impl Hosted {
     }
 }
 
-/// SIGTERM, and the process ends cleanly.
-async fn terminate(child: &mut tokio::process::Child) {
-    let pid = child.id().expect("still running").to_string();
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let status = child.wait().await.unwrap();
-    assert!(status.success(), "ended with {status}");
-}
-
 /// A raw MCP POST (the refusals are HTTP's, before any MCP client logic).
 async fn post(
     url: &str,
