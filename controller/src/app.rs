@@ -89,6 +89,7 @@ fn check_texts(action: &Action) -> Result<()> {
     match action {
         Action::Key(key) => check_key(&key.key),
         Action::HandOver(hand_over) => crate::holds::check_reason(&hand_over.reason),
+        Action::Upload(upload) => actions::upload::check(upload),
         _ => Ok(()),
     }
 }
@@ -387,13 +388,20 @@ impl Controller {
         let Some(action) = request.action else {
             return Err(ControllerError::InvalidArgument(
                 "no action given: navigate, extract, click, type, key, scroll, back, wait, \
-                 screenshot, fetch, profile, close, hand_over, state or downloads"
+                 screenshot, fetch, profile, close, hand_over, state, downloads or upload"
                     .into(),
             ));
         };
         // Before anything is created or opened: a refused URL or text changes nothing.
         check_texts(&action)?;
         self.url_policies.check_action(tenant, &action).await?;
+        // An upload names an element of the thread's last listing: on a thread that does not
+        // exist yet there is none, and the thread is not made for a call that cannot succeed.
+        if matches!(action, Action::Upload(_))
+            && self.store.thread(tenant, &request.thread)?.is_none()
+        {
+            return Err(actions::no_listing());
+        }
         let in_flight = self.start_action(tenant)?;
         let key = (tenant.to_string(), request.thread.clone());
         let in_order = self.thread_lock(&key).lock_owned().await;
@@ -411,6 +419,12 @@ impl Controller {
         // The workspace's files, not the page: no hold to wait for, no backend slot.
         if let Action::Downloads(_) = &action {
             return actions::downloads::run(self, tenant, &record).await;
+        }
+        let mut action = action;
+        // The workspace's files an upload names are read before its hold or slot: a missing
+        // one changes nothing.
+        if let Action::Upload(upload) = &mut action {
+            self.upload_files(tenant, &record.workspace, upload).await?;
         }
         let waiting_since = Instant::now();
         let waited = self.holds.wait_released(tenant, &request.thread).await?;

@@ -84,6 +84,8 @@ impl LiveBrowser {
         let profile_dir = &tokio::fs::canonicalize(profile_dir).await?;
         let downloads_dir = &tokio::fs::canonicalize(downloads_dir).await?;
         clear_stale_locks(profile_dir).await;
+        // A previous browser's uploads: no page of this one can need them.
+        let _ = tokio::fs::remove_dir_all(downloads_dir.with_file_name("uploads")).await;
 
         let egress =
             Arc::new(Egress::start(config.url_policy.clone(), policy, config.timeout()).await?);
@@ -335,6 +337,7 @@ impl LiveBrowser {
         if clean && !keep_cookie_snapshot {
             self.cookies.discard().await;
         }
+        let _ = tokio::fs::remove_dir_all(self.downloads.uploads_dir()).await;
         self.tasks[0].abort();
         self.egress.stop();
     }

@@ -1,4 +1,4 @@
-//! The Chromium worker: serves the 14 `BrowserBackend` ops on Debian's Chromium, one browser
+//! The Chromium worker: serves the 15 `BrowserBackend` ops on Debian's Chromium, one browser
 //! per profile (tenant + workspace) with a persistent `--user-data-dir`, one page per page key.
 //! On shutdown it drains: the controller moves its workspaces' profiles off it
 //! (`ProfileTransfer`), then it stops.

@@ -25,6 +25,7 @@ mod stops;
 mod telemetry;
 mod tenants;
 mod todomvc;
+mod upload;
 mod url_policy;
 mod wait;
 mod warm;
