@@ -402,7 +402,7 @@ impl Controller {
         {
             return Err(actions::no_listing());
         }
-        let in_flight = self.start_action(tenant)?;
+        let _in_flight = self.start_action(tenant)?;
         let key = (tenant.to_string(), request.thread.clone());
         let in_order = self.thread_lock(&key).lock_owned().await;
         let record = self

@@ -11,6 +11,7 @@ use crate::profiles::Pool;
 pub struct WorkerMetrics {
     pub launches: Counter,
     browsers: Gauge,
+    browsers_ahead: Gauge,
     pages: Gauge,
     capacity: Gauge,
     chromium_memory: Gauge,
@@ -29,6 +30,11 @@ pub fn metrics() -> &'static WorkerMetrics {
         browsers: register(
             "nanomuse_worker_browsers",
             "Chromium browsers running (one per profile in use)",
+            Gauge::default(),
+        ),
+        browsers_ahead: register(
+            "nanomuse_worker_browsers_ahead",
+            "Browsers launched ahead, ready for a workspace that has no profile yet",
             Gauge::default(),
         ),
         pages: register("nanomuse_worker_pages", "Pages open", Gauge::default()),
@@ -53,6 +59,7 @@ pub fn watch(pool: Weak<Pool>, capacity: u32) {
         if let Some(pool) = pool.upgrade() {
             let (browsers, pages) = pool.counts();
             metrics.browsers.set(browsers as i64);
+            metrics.browsers_ahead.set(pool.warm.ready() as i64);
             metrics.pages.set(pages as i64);
             metrics
                 .chromium_memory

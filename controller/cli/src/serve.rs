@@ -104,6 +104,7 @@ pub async fn run_embedded(
     }
     worker_config.validate().map_err(anyhow::Error::msg)?;
     let worker = Arc::new(ChromiumBackend::new(Arc::new(worker_config.clone())));
+    nanomuse_worker::metrics::watch(Arc::downgrade(&worker.pool), worker_config.capacity);
     let reaper = nanomuse_worker::spawn_housekeeping(&worker, shutdown.clone());
     let local = LocalWorker {
         name: worker_config.name.clone(),

@@ -28,7 +28,9 @@ const LOAD_PREFIX: &str = "load";
 /// `serve` of its own: (what the row says, the `[worker]` section's lines). The default has a
 /// warm pool (browsers launched ahead for new workspaces); without it a new workspace waits
 /// for Chromium.
-pub const COLD_VARIANTS: &[(&str, &str)] = &[("warm_browsers = 0", "warm_browsers = 0")];
+/// The third field is the pool's size, which each sample waits for (a refill after the last
+/// sample would otherwise compete with the next on 2 cores).
+pub const COLD_VARIANTS: &[(&str, &str, usize)] = &[("warm_browsers = 0", "warm_browsers = 0", 0)];
 
 pub struct LoadRun {
     pub ours: Vec<Load>,
@@ -52,15 +54,12 @@ pub fn seconds(options: &Options, agents: usize) -> Duration {
     }
 }
 
-/// `serve`'s configuration: the defaults but for the queue deadline and the tenant's actions in
-/// flight (all the agents are one tenant, and an agent's next action may arrive while its
-/// previous one's frame still counts), and `worker`'s lines in `[worker]`.
+/// `serve`'s configuration: the defaults (64 agents of one tenant fit its 64 actions in
+/// flight) but for the queue deadline, and `worker`'s lines in `[worker]`.
 fn config(worker: &str) -> String {
     format!(
-        "[controller]\nqueue_deadline_ms = {}\n\n[controller.quotas]\nactions_in_flight = {}\n\n\
-         [worker]\n{worker}\n",
+        "[controller]\nqueue_deadline_ms = {}\n\n[worker]\n{worker}\n",
         QUEUE_DEADLINE.as_millis(),
-        4 * AGENTS[AGENTS.len() - 1],
     )
 }
 
@@ -79,7 +78,8 @@ pub async fn measure(
     let tool = served.tool().await;
     // Cold start first, on a quiet machine and a fresh `serve`; it leaves no browser open.
     let ours_cold = if cold {
-        Some(cold::ours(&tool, "cold", &url, COLD_RUNS).await)
+        let ahead = nanomuse_worker::WorkerConfig::default().warm_browsers;
+        Some(cold::ours(&tool, served.address, ahead, "cold", &url, COLD_RUNS).await)
     } else {
         None
     };
@@ -146,10 +146,11 @@ pub async fn measure(
     let cold_run = match ours_cold {
         Some(default) => {
             let mut ours = vec![("default", default)];
-            for &(name, worker) in COLD_VARIANTS {
+            for &(name, worker, ahead) in COLD_VARIANTS {
                 let data = dir.join(format!("served-{}", ours.len()));
                 let served = Served::spawn(binary, &data, &config(worker)).await;
-                let cold = cold::ours(&served.tool().await, "cold", &url, COLD_RUNS).await;
+                let tool = served.tool().await;
+                let cold = cold::ours(&tool, served.address, ahead, "cold", &url, COLD_RUNS).await;
                 served.stop().await;
                 ours.push((name, cold));
             }
