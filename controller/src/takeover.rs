@@ -1,10 +1,16 @@
 //! The user's own input on a page they hold: taps on the picture, typing into the focused
 //! field, keys, opening a URL, back and scroll. It does not take the thread's lock (the agent's
-//! action waiting for the hold has it), and each input is answered with a fresh frame.
+//! action waiting for the hold has it). Over the HTTP API each input is answered with a fresh
+//! frame; over the live view ([`Controller::live_input`]) it returns at once, the stream showing
+//! its result.
+
+use std::sync::Arc;
 
 use nanomuse_common::limits::SCROLL_MAX_PX;
+use nanomuse_proto::screencast::Screencast;
 use nanomuse_proto::*;
 
+use crate::actions::Ctx;
 use crate::app::Controller;
 use crate::error::{ControllerError, Result};
 use crate::frames::FrameMeta;
@@ -100,7 +106,8 @@ impl UserInput {
         }
     }
 
-    fn caption(&self) -> String {
+    /// What a frame after it says; never the typed text.
+    pub(crate) fn caption(&self) -> String {
         match self {
             UserInput::Tap { x, y } => format!("You tapped at ({}, {})", x.round(), y.round()),
             // What the user typed may be a password: never in a caption.
@@ -114,65 +121,14 @@ impl UserInput {
 }
 
 impl Controller {
-    /// Carries out the holder's `input` on `thread`'s page and returns the frame after it.
+    /// Carries out the holder's `input` on `thread`'s page and returns the frame after it,
+    /// once the page settled (the HTTP API: each input is answered with its picture).
     pub async fn user_input(&self, tenant: &str, thread: &str, input: UserInput) -> Result<Frame> {
-        let record = self.known_thread(tenant, thread)?;
-        if self.holds.open_hold(tenant, thread).is_none() {
-            return Err(ControllerError::Conflict(format!(
-                "nobody has taken over thread {thread:?}: take over first (POST \
-                 /api/browser/{thread}/control {{\"action\": \"take_over\"}})"
-            )));
-        }
-        input.check(record.profile.size())?;
-        if let UserInput::Open { url } = &input {
-            self.url_policies.check(tenant, url).await?;
-        }
-        let route = self.route(tenant, &record).await?;
+        let (record, route) = self.input_route(tenant, thread, &input).await?;
         let ctx = self.ctx(tenant, thread, record, &route);
-        let session = || ctx.session();
-        match &input {
-            UserInput::Tap { x, y } => {
-                ctx.op(TapRequest {
-                    session: session(),
-                    x: *x,
-                    y: *y,
-                })
-                .await?;
-            }
-            UserInput::Type { text } => {
-                ctx.op(TypeRequest {
-                    session: session(),
-                    text: text.clone(),
-                })
-                .await?;
-            }
-            UserInput::Key { key } => {
-                ctx.op(KeyRequest {
-                    session: session(),
-                    key: key.trim().to_string(),
-                })
-                .await?;
-            }
-            UserInput::Open { url } => {
-                ctx.op(NavigateRequest {
-                    session: session(),
-                    url: url.trim().to_string(),
-                    timeout_ms: 0,
-                })
-                .await?;
-            }
-            UserInput::Back => {
-                ctx.op(BackRequest { session: session() }).await?;
-            }
-            UserInput::Scroll { dy } => {
-                ctx.op(ScrollRequest {
-                    session: session(),
-                    dy: *dy,
-                })
-                .await?;
-            }
-        }
+        carry_out(&ctx, &input).await?;
         ctx.settle(INPUT_SETTLE_MS).await?;
+        let session = || ctx.session();
         let (shot, state) = tokio::join!(
             ctx.backend.screenshot(ScreenshotRequest {
                 session: session(),
@@ -191,6 +147,63 @@ impl Controller {
         crate::frames::acting(input.action(), published).await
     }
 
+    /// Carries out the holder's `input` and returns as soon as the page has it: no settle, no
+    /// picture (the live view shows what it did), so keys go through as they are typed.
+    pub async fn live_input(&self, tenant: &str, thread: &str, input: UserInput) -> Result<()> {
+        let (record, route) = self.input_route(tenant, thread, &input).await?;
+        let ctx = self.ctx(tenant, thread, record, &route);
+        carry_out(&ctx, &input).await
+    }
+
+    /// The thread and where its page is, for `input` by the hold's holder: refused (and
+    /// nothing run) without an open hold or for input that cannot be carried out.
+    async fn input_route(
+        &self,
+        tenant: &str,
+        thread: &str,
+        input: &UserInput,
+    ) -> Result<(crate::store::ThreadRecord, crate::app::Route)> {
+        let record = self.known_thread(tenant, thread)?;
+        if self.holds.open_hold(tenant, thread).is_none() {
+            return Err(no_hold(thread));
+        }
+        input.check(record.profile.size())?;
+        if let UserInput::Open { url } = input {
+            self.url_policies.check(tenant, url).await?;
+        }
+        let route = self.route(tenant, &record).await?;
+        Ok((record, route))
+    }
+
+    /// Where `thread`'s page is watched live, and the request that watches it: only while a
+    /// hold is open (the live view is the holder's).
+    pub async fn live_source(
+        &self,
+        tenant: &str,
+        thread: &str,
+    ) -> Result<(Arc<dyn Screencast>, WatchScreenRequest)> {
+        let record = self.known_thread(tenant, thread)?;
+        if self.holds.open_hold(tenant, thread).is_none() {
+            return Err(no_hold(thread));
+        }
+        let route = self.route(tenant, &record).await?;
+        let Some(screencast) = route.screencast.clone() else {
+            return Err(ControllerError::Unavailable(format!(
+                "the page of thread {thread:?} is on {}, which has no live stream; its picture \
+                 is refreshed instead (GET /api/browser/{thread}/live)",
+                route.name
+            )));
+        };
+        let ctx = self.ctx(tenant, thread, record, &route);
+        Ok((
+            screencast,
+            WatchScreenRequest {
+                session: ctx.session(),
+                ..Default::default()
+            },
+        ))
+    }
+
     /// A picture of `thread`'s page as it is now, not stored: the card's live view while the
     /// user has the page.
     pub async fn live_picture(&self, tenant: &str, thread: &str) -> Result<ScreenshotReply> {
@@ -204,6 +217,61 @@ impl Controller {
             })
             .await?)
     }
+}
+
+fn no_hold(thread: &str) -> ControllerError {
+    ControllerError::Conflict(format!(
+        "nobody has taken over thread {thread:?}: take over first (POST \
+         /api/browser/{thread}/control {{\"action\": \"take_over\"}})"
+    ))
+}
+
+/// The op that carries out `input` on the page.
+async fn carry_out(ctx: &Ctx<'_>, input: &UserInput) -> Result<()> {
+    let session = || ctx.session();
+    match input {
+        UserInput::Tap { x, y } => {
+            ctx.op(TapRequest {
+                session: session(),
+                x: *x,
+                y: *y,
+            })
+            .await?;
+        }
+        UserInput::Type { text } => {
+            ctx.op(TypeRequest {
+                session: session(),
+                text: text.clone(),
+            })
+            .await?;
+        }
+        UserInput::Key { key } => {
+            ctx.op(KeyRequest {
+                session: session(),
+                key: key.trim().to_string(),
+            })
+            .await?;
+        }
+        UserInput::Open { url } => {
+            ctx.op(NavigateRequest {
+                session: session(),
+                url: url.trim().to_string(),
+                timeout_ms: 0,
+            })
+            .await?;
+        }
+        UserInput::Back => {
+            ctx.op(BackRequest { session: session() }).await?;
+        }
+        UserInput::Scroll { dy } => {
+            ctx.op(ScrollRequest {
+                session: session(),
+                dy: *dy,
+            })
+            .await?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

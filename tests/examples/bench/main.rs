@@ -244,6 +244,7 @@ async fn main() {
             capacity: FAKE_CAPACITY,
             backend: Arc::new(fake_backend),
             downloads: None,
+            screencast: None,
         }),
     )
     .await;
