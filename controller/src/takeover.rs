@@ -18,6 +18,9 @@ use crate::frames::FrameMeta;
 /// The longest text one input types.
 const TEXT_MAX: usize = 10_000;
 
+/// The longest text one live input types, a key press per character (a paste, an IME's word).
+const LIVE_TEXT_MAX: usize = 1_000;
+
 /// How long the page may take to settle after the user's input before its picture is taken.
 const INPUT_SETTLE_MS: u32 = 3_000;
 
@@ -150,9 +153,29 @@ impl Controller {
     /// Carries out the holder's `input` and returns as soon as the page has it: no settle, no
     /// picture (the live view shows what it did), so keys go through as they are typed.
     pub async fn live_input(&self, tenant: &str, thread: &str, input: UserInput) -> Result<()> {
+        if let UserInput::Type { text } = &input
+            && text.chars().count() > LIVE_TEXT_MAX
+        {
+            return Err(ControllerError::InvalidArgument(format!(
+                "type at most {LIVE_TEXT_MAX} characters at a time on the live view; longer \
+                 text goes through POST /api/browser/{thread}/type"
+            )));
+        }
         let (record, route) = self.input_route(tenant, thread, &input).await?;
         let ctx = self.ctx(tenant, thread, record, &route);
-        carry_out(&ctx, &input).await
+        let UserInput::Type { text } = &input else {
+            return carry_out(&ctx, &input).await;
+        };
+        // Typed as a keyboard types: each character pressed at the caret (the `type` op fills
+        // the whole field, which is what a form's "Type" means, not a keystroke).
+        for key in text.chars().filter_map(key_of) {
+            ctx.op(KeyRequest {
+                session: ctx.session(),
+                key,
+            })
+            .await?;
+        }
+        Ok(())
     }
 
     /// The thread and where its page is, for `input` by the hold's holder: refused (and
@@ -216,6 +239,16 @@ impl Controller {
                 quality: 0,
             })
             .await?)
+    }
+}
+
+/// The key that types `c`; none for a control character no key types.
+fn key_of(c: char) -> Option<String> {
+    match c {
+        '\n' | '\r' => Some("Enter".into()),
+        '\t' => Some("Tab".into()),
+        c if c.is_control() => None,
+        c => Some(c.to_string()),
     }
 }
 

@@ -164,9 +164,15 @@ async fn cast(
         tokio::select! {
             frame = frames.next() => {
                 let Some(frame) = frame else { break "the page closed" };
-                if let Err(error) = page.page.execute(ScreencastFrameAckParams::new(frame.session_id)).await {
-                    tracing::debug!(%error, "screencast ack failed");
-                }
+                // Acked at once, not awaited: Chromium draws the next frame while this one is
+                // passed on.
+                let acked = page.page.clone();
+                let id = frame.session_id;
+                tokio::spawn(async move {
+                    if let Err(error) = acked.execute(ScreencastFrameAckParams::new(id)).await {
+                        tracing::debug!(%error, "screencast ack failed");
+                    }
+                });
                 match screen_frame(&page, &frame) {
                     Ok(frame) => { latest.send_replace(Some(frame)); }
                     Err(error) => tracing::debug!(%error, "a screencast frame was skipped"),
