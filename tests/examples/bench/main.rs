@@ -17,6 +17,7 @@
 //! - **Playwright**: its full step (action + the same listing + JPEG q70), and the ratios.
 
 mod fake;
+mod live;
 mod load;
 mod mcp;
 mod peer;
@@ -74,6 +75,8 @@ pub struct Options {
     pub scale: Duration,
     pub out: String,
     pub python: String,
+    /// `--only live`: that section alone, printed, BENCHMARKS.md left as it is.
+    pub only: Option<String>,
 }
 
 fn options() -> Options {
@@ -85,6 +88,7 @@ fn options() -> Options {
         scale: Duration::from_secs(10),
         out: "BENCHMARKS.md".into(),
         python: "python3".into(),
+        only: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -96,9 +100,11 @@ fn options() -> Options {
             }
             ("--out", Some(v)) => options.out = v.clone(),
             ("--python", Some(v)) => options.python = v.clone(),
-            (flag, _) => {
-                panic!("unknown flag {flag}; use --runs --warmup --scale-seconds --out --python")
-            }
+            ("--only", Some(v)) if v == "live" => options.only = Some(v.clone()),
+            (flag, _) => panic!(
+                "unknown flag {flag}; use --runs --warmup --scale-seconds --out --python \
+                 --only live"
+            ),
         }
     }
     options
@@ -195,6 +201,13 @@ async fn main() {
     ));
     let serve_address = ready_rx.await.unwrap();
     let serve_tool = connect(serve_address).await;
+    if options.only.is_some() {
+        let live = live::measure(&serve_tool, serve_address, options.runs).await;
+        print!("{}", report::live_section(&live));
+        shutdown.cancel();
+        serve.await.unwrap().unwrap();
+        return;
+    }
 
     // Multi-process: the `controller` binary, and a `worker` binary registered with it, which
     // the bare worker ops also go to. Without the binaries, the ops go to a worker task here.
@@ -298,6 +311,12 @@ async fn main() {
     let phone = phone::measure_both(&dir.path().join("phone-path"), &site, options.runs).await;
     eprintln!("phone path done ({:.0} s)", started.elapsed().as_secs_f64());
 
+    let live = live::measure(&serve_tool, serve_address, options.runs).await;
+    eprintln!(
+        "live take-over done ({:.0} s)",
+        started.elapsed().as_secs_f64()
+    );
+
     // The controller alone under concurrent agents.
     let mut fake_load = Vec::new();
     for threads in [1, 4, 16] {
@@ -360,6 +379,7 @@ async fn main() {
         profiles,
         peer,
         phone,
+        live,
         seconds: started.elapsed().as_secs_f64(),
     };
     std::fs::write(&options.out, report::markdown(&options, &results)).unwrap();

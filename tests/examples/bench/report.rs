@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::live::LiveRow;
 use crate::load::Load;
 use crate::phone::PhoneRow;
 use crate::profiles::Profiles;
@@ -42,6 +43,7 @@ pub struct Results {
     pub profiles: Profiles,
     pub peer: Result<BTreeMap<String, Stats>, String>,
     pub phone: Vec<PhoneRow>,
+    pub live: LiveRow,
     pub seconds: f64,
 }
 
@@ -313,6 +315,8 @@ fn profiles(md: &mut String, results: &Results) {
         .unwrap();
     }
 
+    md.push_str(&live_section(&results.live));
+
     writeln!(md, "\n## Profiles\n").unwrap();
     writeln!(
         md,
@@ -352,4 +356,20 @@ fn profiles(md: &mut String, results: &Results) {
         profiles.frame_writes
     )
     .unwrap();
+}
+
+/// The live take-over's section (`--only live` prints it alone).
+pub fn live_section(live: &LiveRow) -> String {
+    format!(
+        "\n## The live take-over\n\n\
+         On `serve`, the holder's WebSocket (`/api/threads/{{thread}}/live`, Chromium's screencast \
+         at JPEG q60, 1280×900): the frames a second it brings of a page that repaints on every \
+         animation frame, counted over 3 s; and input-to-picture, from a key sent over the socket \
+         to the first frame after it, on a page that draws each key it gets (nothing else \
+         repaints it).\n\n\
+         | frames / s (moving page) | input → frame, median / p95 ms |\n|---|---|\n\
+         | {:.1} | {} |\n",
+        live.frames_per_second,
+        fmt(Some(live.input_to_frame)),
+    )
 }

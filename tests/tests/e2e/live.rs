@@ -5,15 +5,14 @@
 //! and 1280 px; the socket closes when the user presses Done; another tenant, or anyone without
 //! a hold, is refused. In a second Chromium the card itself connects and draws the frames.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures::{SinkExt as _, StreamExt as _};
 use nanomuse_common::tokens::token_digest;
 use nanomuse_proto::act_request::Action;
 use nanomuse_proto::*;
 use nanomuse_tests::*;
 use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::{self, Message};
+use tokio_tungstenite::tungstenite;
 
 use crate::card::UserBrowser;
 
@@ -151,13 +150,7 @@ impl System {
     }
 
     async fn watch(&self, thread: &str) -> LiveView {
-        let (socket, _) = tokio_tungstenite::connect_async(self.live_url(thread, TOKEN_A))
-            .await
-            .expect("the live view opens");
-        LiveView {
-            socket,
-            geometry: None,
-        }
+        LiveView::connect(&self.live_url(thread, TOKEN_A)).await
     }
 
     /// The HTTP status a connection to `thread`'s live view is refused with.
@@ -175,99 +168,6 @@ impl System {
     async fn stop(self) {
         self.controller.stop().await;
         self.worker.stop().await;
-    }
-}
-
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-/// One watcher's socket.
-struct LiveView {
-    socket: Socket,
-    /// The last geometry the server sent.
-    geometry: Option<(u64, u64)>,
-}
-
-/// What the socket brought next.
-#[derive(Debug)]
-enum Live {
-    Frame(Vec<u8>),
-    Told(Value),
-    Closed(Option<String>),
-}
-
-impl LiveView {
-    /// The next frame, answer or close within `within`; `None` when nothing came.
-    async fn next(&mut self, within: Duration) -> Option<Live> {
-        loop {
-            let message = tokio::time::timeout(within, self.socket.next())
-                .await
-                .ok()?;
-            match message {
-                Some(Ok(Message::Binary(jpeg))) => return Some(Live::Frame(jpeg.to_vec())),
-                Some(Ok(Message::Text(text))) => {
-                    let told: Value = serde_json::from_str(text.as_str()).unwrap();
-                    if told["type"] == "geometry" {
-                        self.geometry = Some((
-                            told["width"].as_u64().unwrap(),
-                            told["height"].as_u64().unwrap(),
-                        ));
-                        continue;
-                    }
-                    return Some(Live::Told(told));
-                }
-                Some(Ok(Message::Close(close))) => {
-                    return Some(Live::Closed(close.map(|c| c.reason.to_string())));
-                }
-                Some(Ok(_)) => continue,
-                Some(Err(_)) | None => return Some(Live::Closed(None)),
-            }
-        }
-    }
-
-    async fn frame(&mut self) -> Vec<u8> {
-        loop {
-            match self.next(Duration::from_secs(10)).await {
-                Some(Live::Frame(jpeg)) => return jpeg,
-                Some(Live::Told(_)) => continue,
-                other => panic!("no frame came: {other:?}"),
-            }
-        }
-    }
-
-    /// The frames that come within `window`.
-    async fn frames_within(&mut self, window: Duration) -> usize {
-        let until = Instant::now() + window;
-        let mut frames = 0;
-        while let Some(left) = until.checked_duration_since(Instant::now()) {
-            match self.next(left).await {
-                Some(Live::Frame(_)) => frames += 1,
-                Some(Live::Told(_)) => {}
-                Some(Live::Closed(reason)) => panic!("closed: {reason:?}"),
-                None => break,
-            }
-        }
-        frames
-    }
-
-    async fn send(&mut self, input: Value) {
-        self.socket
-            .send(Message::Text(input.to_string().into()))
-            .await
-            .unwrap();
-    }
-
-    /// Sends `input` and waits for its answer; frames meanwhile are counted.
-    async fn carry_out(&mut self, input: Value) -> (Value, usize) {
-        self.send(input.clone()).await;
-        let mut frames = 0;
-        loop {
-            match self.next(Duration::from_secs(10)).await {
-                Some(Live::Frame(_)) => frames += 1,
-                Some(Live::Told(told)) => return (told, frames),
-                other => panic!("{input}: no answer: {other:?}"),
-            }
-        }
     }
 }
 
