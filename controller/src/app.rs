@@ -34,7 +34,7 @@ pub(crate) struct Route {
     /// What the reply says first about where the action ran (a workspace moved off a
     /// drained worker, or a worker waited for).
     pub note: Option<String>,
-    /// Where the page's live view is watched; none on a phone (its protocol has no stream).
+    /// Where the page's live view is watched: the worker's screencast, or the phone's gateway.
     pub screencast: Option<Arc<dyn nanomuse_proto::screencast::Screencast>>,
     _worker_slot: Option<Placed>,
     _phone_turn: Option<tokio::sync::OwnedSemaphorePermit>,
@@ -183,7 +183,7 @@ impl Controller {
                 backend: Observed::wrap(phone.backend.clone(), "device"),
                 name: format!("device:{}", phone.device_id),
                 note: None,
-                screencast: None,
+                screencast: phone.screencast.clone(),
                 _worker_slot: None,
                 _phone_turn: Some(turn),
             });
