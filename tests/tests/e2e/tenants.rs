@@ -219,6 +219,8 @@ fn route_call(method: &str, route: &str, ids: &Ids, site: SocketAddr) -> (String
         }
         ("GET", "/api/browser/{thread}/live") => (format!("/api/browser/{t}/live"), None),
         ("GET", "/api/browser/{thread}/events") => (format!("/api/browser/{t}/events"), None),
+        // A plain GET: a WebSocket's refusal comes before its upgrade, so it is the same here.
+        ("GET", "/api/threads/{thread}/live") => (format!("/api/threads/{t}/live"), None),
         ("GET", "/replay/{thread}") => (format!("/replay/{t}"), None),
         ("POST", "/api/browser/{thread}/recording") => (
             format!("/api/browser/{t}/recording"),
