@@ -3,7 +3,8 @@
 //! page that moves and next to none of a still one; keys sent over it reach the focused field
 //! as they are typed, with a frame after them; a tap at an element's centre lands on it at 412
 //! and 1280 px; the socket closes when the user presses Done; another tenant, or anyone without
-//! a hold, is refused. In a second Chromium the card itself connects and draws the frames.
+//! a hold, is refused. In a second Chromium the card itself connects, draws the frames and
+//! sends what is typed in its key box as it is typed.
 
 use std::time::Duration;
 
@@ -22,6 +23,7 @@ const TOKEN_B: &str = "token-of-tenant-b-live-00001";
 /// A page that repaints on every animation frame.
 const MOVING: &str = r#"<!doctype html><title>Moving</title>
 <div id="box" style="position:absolute;top:40px;width:60px;height:60px;background:#c33"></div>
+<input id="field" style="position:absolute;left:10px;top:200px;width:200px;height:30px" autocomplete="off">
 <script>
   let x = 0;
   const step = () => { x = (x + 7) % 300; document.getElementById("box").style.left = x + "px"; requestAnimationFrame(step); };
@@ -38,6 +40,21 @@ const FORM: &str = r#"<!doctype html><title>Form</title>
 <button id="button" style="position:absolute;left:30px;top:300px;width:120px;height:50px"
         onclick="window.clicks.push(event.target.id)">Press</button>
 <script>window.clicks = [];</script>"#;
+
+/// The centre of element `id` of the page, in its CSS px.
+fn centre_js(id: &str) -> String {
+    format!(
+        "() => {{ const b = document.getElementById({id:?}).getBoundingClientRect(); \
+         return [b.left + b.width / 2, b.top + b.height / 2]; }}"
+    )
+}
+
+/// Where point (x, y) of the held page is drawn on the card's picture, by the geometry the
+/// card was sent.
+const ON_PICTURE_JS: &str = r##"([x, y, width, height]) => {
+  const box = document.getElementById("picture").getBoundingClientRect();
+  return [box.left + x * box.width / width, box.top + y * box.height / height];
+}"##;
 
 async fn serve_pages() -> std::net::SocketAddr {
     use axum::response::Html;
@@ -236,12 +253,7 @@ async fn keys_typed_over_the_live_view_reach_the_field_and_taps_land_at_412_and_
         assert_eq!(live.geometry, Some(viewport), "{thread}");
 
         // The tap at the field's centre focuses it; keys then go to it as they are typed.
-        let centre = |id: &str| {
-            format!(
-                "() => {{ const b = document.getElementById({id:?}).getBoundingClientRect(); \
-                 return [b.left + b.width / 2, b.top + b.height / 2]; }}"
-            )
-        };
+        let centre = centre_js;
         let field = system.evaluate(thread, &centre("field")).await;
         let (told, _) = live
             .carry_out(json!({"type": "tap", "x": field[0], "y": field[1]}))
@@ -321,7 +333,7 @@ async fn the_live_view_is_refused_without_a_hold_to_another_tenant_and_without_a
 }
 
 #[tokio::test]
-async fn the_card_in_a_real_browser_draws_the_live_frames() {
+async fn the_card_in_a_real_browser_draws_the_live_frames_and_sends_keys_as_typed() {
     let mut system = System::start().await;
     let site = system.site;
     system
@@ -373,6 +385,46 @@ async fn the_card_in_a_real_browser_draws_the_live_frames() {
     let (frames, drawn) = (counted[0].as_u64().unwrap(), counted[1].as_u64().unwrap());
     assert!(frames >= 30, "the card received {frames} frames in 2 s");
     assert!(drawn >= 2, "the card drew {drawn} of its {frames} frames");
+
+    // Keys typed on the card reach the page's field as they are typed: a tap on the picture
+    // where the field is focuses it (and the card's key box), then text, then a named key.
+    let field = system.evaluate("carded", &centre_js("field")).await;
+    let at = card
+        .evaluate(ON_PICTURE_JS, json!([field[0], field[1], 1280, 900]))
+        .await;
+    let status_starts =
+        |text: &str| format!("document.getElementById('status').textContent.startsWith({text:?})");
+    card.tap(at).await;
+    card.wait_for(&status_starts("You tapped")).await;
+    card.wait_for("document.activeElement === document.getElementById('keys')")
+        .await;
+    users
+        .backend
+        .r#type(TypeRequest {
+            session: card.session(),
+            text: "hi".into(),
+        })
+        .await
+        .unwrap();
+    card.wait_for(&status_starts("You typed 2 characters"))
+        .await;
+    users
+        .backend
+        .key(KeyRequest {
+            session: card.session(),
+            key: "Backspace".into(),
+        })
+        .await
+        .unwrap();
+    card.wait_for(&status_starts("You pressed Backspace")).await;
+    let value = system
+        .evaluate("carded", "() => document.getElementById('field').value")
+        .await;
+    assert_eq!(value, "h", "the keys typed on the card");
+    let kept = card
+        .evaluate("() => document.getElementById('keys').value", Value::Null)
+        .await;
+    assert_eq!(kept, "", "the card keeps no typed text");
     users.stop().await;
     system.stop().await;
 }
