@@ -259,6 +259,13 @@ async fn keys_typed_over_the_live_view_reach_the_field_and_taps_land_at_412_and_
             .carry_out(json!({"type": "tap", "x": field[0], "y": field[1]}))
             .await;
         assert_eq!(told["type"], "done", "{told}");
+        // The focused field's caret is drawn: it blinks, so frames come of a page that
+        // otherwise stands still.
+        let blinks = live.frames_within(Duration::from_millis(1_600)).await;
+        assert!(
+            blinks >= 2,
+            "{thread}: {blinks} frames of a blinking caret in 1.6 s"
+        );
         for input in [
             json!({"type": "text", "text": "a"}),
             json!({"type": "text", "text": "b"}),
