@@ -91,6 +91,7 @@ fn check_texts(action: &Action) -> Result<()> {
     match action {
         Action::Key(key) => check_key(&key.key),
         Action::HandOver(hand_over) => crate::holds::check_reason(&hand_over.reason),
+        Action::Upload(upload) => actions::upload::check(upload),
         _ => Ok(()),
     }
 }
@@ -391,13 +392,20 @@ impl Controller {
         let Some(action) = request.action else {
             return Err(ControllerError::InvalidArgument(
                 "no action given: navigate, extract, click, type, key, scroll, back, wait, \
-                 screenshot, fetch, profile, close, hand_over, state or downloads"
+                 screenshot, fetch, profile, close, hand_over, state, downloads or upload"
                     .into(),
             ));
         };
         // Before anything is created or opened: a refused URL or text changes nothing.
         check_texts(&action)?;
         self.url_policies.check_action(tenant, &action).await?;
+        // An upload names an element of the thread's last listing: on a thread that does not
+        // exist yet there is none, and the thread is not made for a call that cannot succeed.
+        if matches!(action, Action::Upload(_))
+            && self.store.thread(tenant, &request.thread)?.is_none()
+        {
+            return Err(actions::no_listing());
+        }
         let in_flight = self.start_action(tenant)?;
         let key = (tenant.to_string(), request.thread.clone());
         let in_order = self.thread_lock(&key).lock_owned().await;
@@ -415,6 +423,12 @@ impl Controller {
         // The workspace's files, not the page: no hold to wait for, no backend slot.
         if let Action::Downloads(_) = &action {
             return actions::downloads::run(self, tenant, &record).await;
+        }
+        let mut action = action;
+        // The workspace's files an upload names are read before its hold or slot: a missing
+        // one changes nothing.
+        if let Action::Upload(upload) = &mut action {
+            self.upload_files(tenant, &record.workspace, upload).await?;
         }
         let waiting_since = Instant::now();
         let waited = self.holds.wait_released(tenant, &request.thread).await?;
@@ -438,13 +452,14 @@ impl Controller {
             let frames = self.frames.clone();
             let (tenant, thread) = key;
             // The thread's lock and the worker's slot go with the capture: the next action of
-            // the thread starts only once its picture is taken.
+            // the thread starts only once its picture is taken. The tenant's count of actions
+            // in flight does not: the action is answered, and an agent's next action (waiting
+            // for this picture behind the lock) is not a second one of its own.
             // Its picture belongs to the action's trace, though taken after the reply.
             self.background.spawn(
                 crate::frames::acting(name, async move {
                     let _in_order = in_order;
                     let _slot = route;
-                    let _in_flight = in_flight;
                     capture_frame(backend, frames, &tenant, &thread, session, pending).await;
                 })
                 .instrument(tracing::Span::current()),
@@ -977,6 +992,25 @@ mod tests {
         first.await.unwrap();
         assert_eq!(backend.ops(), ["state"]);
         assert!(controller.known_thread(TENANT, "t2").is_err());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_agents_next_action_waiting_for_its_last_picture_is_not_counted_twice() {
+        let Setup {
+            controller,
+            backend,
+        } = setup(4, |config| config.controller.quotas.actions_in_flight = 1);
+        // The picture after the reply takes a while; the agent acts again meanwhile.
+        backend.delay::<ScreenshotRequest>(Duration::from_secs(2));
+        controller
+            .act(TENANT, request("t1", navigate("https://x.example/")))
+            .await
+            .unwrap();
+        let next = controller
+            .act(TENANT, request("t1", navigate("https://x.example/")))
+            .await;
+        assert!(next.is_ok(), "{next:?}");
+        assert_eq!(backend.requests::<ScreenshotRequest>().len(), 1);
     }
 
     #[tokio::test]

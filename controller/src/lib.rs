@@ -1,4 +1,4 @@
-//! The controller: the browser tool's actions written once over the 14 backend ops, threads,
+//! The controller: the browser tool's actions written once over the 15 backend ops, threads,
 //! listings, frames, holds and placements in sled, the worker registry and scheduler, the HTTP
 //! API with the browser card and MCP. The CLI and the embedded `serve` are the
 //! `nanomuse-browser` package beside it.

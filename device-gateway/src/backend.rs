@@ -1,4 +1,4 @@
-//! [`GatewayBackend`]: the 14 ops of `BrowserBackend`, each forwarded to the tenant's phone as
+//! [`GatewayBackend`]: the 15 ops of `BrowserBackend`, each forwarded to the tenant's phone as
 //! a `device_request` and answered from its `device_result`.
 
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! The fourteen ops on the wire: how each backend request becomes a `device_request`'s `args`
+//! The fifteen ops on the wire: how each backend request becomes a `device_request`'s `args`
 //! and how a `device_result`'s `result` becomes its reply — and back, for the side that carries
 //! the ops out (the reference device). One [`DeviceOp`] implementation per op, all in this file:
 //! each is a few lines of field mapping, and side by side they read as the table in
@@ -419,6 +419,51 @@ impl DeviceOp for CloseRequest {
     empty_reply!();
 }
 
+impl DeviceOp for UploadRequest {
+    fn to_args(&self) -> Value {
+        let files: Vec<Value> = self
+            .files
+            .iter()
+            .map(|f| {
+                json!({"name": f.name, "mime_type": f.mime_type,
+                            "content": BASE64.encode(&f.content)})
+            })
+            .collect();
+        json!({"x": self.x, "y": self.y, "files": files})
+    }
+    fn from_args(args: &Value) -> Result<Self, String> {
+        needed(Self::NAME, args, "x", "a number")?;
+        needed(Self::NAME, args, "y", "a number")?;
+        let files = needed(Self::NAME, args, "files", "a list")?
+            .as_array()
+            .ok_or("upload needs files (a list)")?
+            .iter()
+            .map(|f| {
+                needed(Self::NAME, f, "name", "a string")?;
+                Ok(UploadFile {
+                    name: text(f, "name"),
+                    mime_type: text(f, "mime_type"),
+                    content: bytes(f, "content")?,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Self {
+            session: None,
+            x: number(args, "x"),
+            y: number(args, "y"),
+            files,
+        })
+    }
+    fn reply_to_result(reply: &UploadReply) -> Value {
+        json!({"multiple": reply.multiple})
+    }
+    fn reply_from_result(result: &Value) -> Result<UploadReply, String> {
+        Ok(UploadReply {
+            multiple: flag(result, "multiple"),
+        })
+    }
+}
+
 /// An error code of `PROTOCOL.md` for a backend error (the shared vocabulary's name), and back.
 pub fn code_of(error: &BackendError) -> &'static str {
     error.code().name()
@@ -494,6 +539,19 @@ mod tests {
                 y: 20.0,
             },
             TapReply {},
+        );
+        round_trip(
+            UploadRequest {
+                session: None,
+                x: 12.0,
+                y: 34.5,
+                files: vec![UploadFile {
+                    name: "id card.pdf".into(),
+                    mime_type: "application/pdf".into(),
+                    content: (0..=255).collect(),
+                }],
+            },
+            UploadReply { multiple: true },
         );
         round_trip(
             ScreenshotRequest {

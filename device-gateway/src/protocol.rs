@@ -6,8 +6,8 @@ use serde_json::Value;
 
 /// The protocol version this side speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
-/// The largest message either side accepts.
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+/// The largest message either side accepts: an upload of 20 MiB of files is ~27 MiB of base64.
+pub const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
 /// How many requests may wait for one phone's answers at once.
 pub const MAX_PENDING: usize = 32;
 /// How often the gateway pings, and how long a silent phone is kept.

@@ -147,15 +147,15 @@
     if (kind === 'clickable' && delegates(el, rect)) return;
     if (!hasArea(rect) || !visibleByCss(el)) {
       const toggle = ['checkbox', 'radio', 'switch'].includes(kind);
-      // Styled checkboxes hide the real input and draw its <label>, which is what a finger
-      // presses; pressing it toggles the input.
-      const label = toggle && el.labels && el.labels[0];
+      // Styled checkboxes and file pickers hide the real input and draw its <label>, which is
+      // what a finger presses; pressing it toggles the input, or opens its file chooser.
+      const label = (toggle || kind === 'input:file') && el.labels && el.labels[0];
       const labelRect = label && !standIns.has(label) && label.getBoundingClientRect();
       if (labelRect && hasArea(labelRect) && visibleByCss(label)) {
         rect = labelRect;
         target = label;
         standIns.add(label);
-      } else if (!(toggle && hasArea(rect) && transparentOnly(el))) {
+      } else if (!((toggle || kind === 'input:file') && hasArea(rect) && transparentOnly(el))) {
         return;
       }
     }
@@ -354,7 +354,8 @@
       parts.push(el.value ? '(filled)' : '(empty)');
     } else if (kind === 'input' || kind.startsWith('input:') || kind === 'textarea' || kind === 'editable') {
       let value = tag === 'input' || tag === 'textarea' ? el.value : el.innerText.trim();
-      if (el.type === 'file') value = value.replace(/^.*[\\/]/, '');
+      // Every chosen file's name (value holds the first one's only, behind a fake path).
+      if (el.type === 'file') value = itemsOf(el.files || []).map((file) => file.name).join(', ');
       parts.push(value ? quoted(value, VALUE_LIMIT) : '(empty)');
     }
     if (el.getAttribute('aria-selected') === 'true') parts.push('(selected)');

@@ -1,4 +1,4 @@
-//! The `BrowserBackend` contract: the generated gRPC code of the 14 ops, the [`Backend`] trait
+//! The `BrowserBackend` contract: the generated gRPC code of the 15 ops, the [`Backend`] trait
 //! the controller's actions are written against, and the adapters between the two — a tonic
 //! server over any `Backend` ([`BackendServer`]) and a `Backend` over a gRPC channel
 //! ([`GrpcBackend`]). The worker and the device gateway implement `Backend` once and serve it
@@ -14,6 +14,7 @@ pub mod screencast;
 pub mod scripts;
 mod seam;
 mod server;
+pub mod upload;
 pub mod url_policy;
 
 /// The generated messages, client and server of `nanomuse.browser.v1`.

@@ -1,4 +1,4 @@
-//! The seam, declared once: the 14 ops of `BrowserBackend` as one list ([`for_each_op!`]), from
+//! The seam, declared once: the 15 ops of `BrowserBackend` as one list ([`for_each_op!`]), from
 //! which the [`Backend`] trait, the [`Op`] trait of every request, the gRPC client and server
 //! adapters and every wrapper follow. Adding an op is one line here (and its messages and rpc
 //! in the `.proto`); every implementation that lacks it then fails to compile.
@@ -9,7 +9,7 @@ use std::pin::Pin;
 use crate::BackendError;
 use crate::v1::*;
 
-/// Calls `$callback! { [extra…] method(Request) -> Reply, "name"; … }` with the 14 ops, in
+/// Calls `$callback! { [extra…] method(Request) -> Reply, "name"; … }` with the 15 ops, in
 /// the order of the `.proto`; `extra` is whatever followed the callback's path, passed along.
 #[macro_export]
 macro_rules! for_each_op {
@@ -30,6 +30,7 @@ macro_rules! for_each_op {
             fetch($crate::v1::FetchRequest) -> $crate::v1::FetchReply, "fetch";
             profile($crate::v1::ProfileRequest) -> $crate::v1::ProfileReply, "profile";
             close($crate::v1::CloseRequest) -> $crate::v1::CloseReply, "close";
+            upload($crate::v1::UploadRequest) -> $crate::v1::UploadReply, "upload";
         }
     };
 }
@@ -53,7 +54,7 @@ pub trait Op: Send + Sync + Sized + 'static {
 
 macro_rules! declare {
     ([] $($method:ident($request:ty) -> $reply:ty, $name:literal;)*) => {
-        /// The 14 ops of the spec's protocol. Every request carries its [`Session`].
+        /// The 15 ops: the spec's 14, and upload. Every request carries its [`Session`].
         #[tonic::async_trait]
         pub trait Backend: Send + Sync + 'static {
             $(async fn $method(&self, request: $request) -> Result<$reply, BackendError>;)*
@@ -73,8 +74,8 @@ macro_rules! declare {
             }
         })*
 
-        /// The protocol's names of the 14 ops, in the order of the `.proto`.
-        pub const OP_NAMES: [&str; 14] = [$($name),*];
+        /// The protocol's names of the 15 ops, in the order of the `.proto`.
+        pub const OP_NAMES: [&str; 15] = [$($name),*];
     };
 }
 

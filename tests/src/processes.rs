@@ -24,19 +24,22 @@ impl Running {
                 shutdown.cancel();
                 task.await.unwrap().unwrap();
             }
-            Running::Process(mut child) => {
-                // SIGTERM, as Kubernetes stops a pod: the binary drains, then exits with 0.
-                let pid = child.id().expect("still running").to_string();
-                let sent = std::process::Command::new("kill")
-                    .args(["-TERM", &pid])
-                    .status()
-                    .unwrap();
-                assert!(sent.success(), "kill -TERM {pid} failed");
-                let status = child.wait().await.unwrap();
-                assert!(status.success(), "process {pid} ended with {status}");
-            }
+            Running::Process(mut child) => terminate(&mut child).await,
         }
     }
+}
+
+/// SIGTERM, as Kubernetes stops a pod (and as a user's `kill` does): the binary drains, then
+/// exits with 0.
+pub async fn terminate(child: &mut tokio::process::Child) {
+    let pid = child.id().expect("still running").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -TERM {pid} failed");
+    let status = child.wait().await.unwrap();
+    assert!(status.success(), "process {pid} ended with {status}");
 }
 
 /// The repository's top folder.

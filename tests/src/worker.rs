@@ -33,6 +33,9 @@ pub fn test_config(profiles: &Path) -> WorkerConfig {
         name: "test-worker".into(),
         profiles_root: profiles.to_path_buf(),
         timeout_ms: 15_000,
+        // A browser launched ahead is one more Chromium per test; the warm pool's own tests
+        // (and every test of the `serve` binary, on its defaults) turn it on.
+        warm_browsers: 0,
         ..WorkerConfig::default()
     }
 }

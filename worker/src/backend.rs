@@ -1,4 +1,4 @@
-//! [`ChromiumBackend`]: the 14 ops of the contract on this worker's Chromium browsers. Every op
+//! [`ChromiumBackend`]: the 15 ops of the contract on this worker's Chromium browsers. Every op
 //! finds its page, runs alone on it, within a bound, and — when it may have changed the page —
 //! saves the profile's cookies so a crash cannot lose them.
 
@@ -21,7 +21,7 @@ pub struct ChromiumBackend {
     pub pool: Arc<Pool>,
 }
 
-/// The 14 ops themselves on this worker's browsers.
+/// The 15 ops themselves on this worker's browsers.
 struct Engine {
     config: Arc<WorkerConfig>,
     pool: Arc<Pool>,
@@ -251,8 +251,20 @@ impl Backend for Engine {
         self.on_page(
             request.session.as_ref(),
             "fetch",
-            Changes::Cookies,
+            // A fetch knows whether a response set cookies: it saves the snapshot then (see
+            // `ops::fetch`), not after every fetch.
+            Changes::Nothing,
             async |page| ops::fetch::run(page, &request, max_bytes).await,
+        )
+        .await
+    }
+
+    async fn upload(&self, request: UploadRequest) -> Result<UploadReply, BackendError> {
+        self.on_page(
+            request.session.as_ref(),
+            "upload",
+            Changes::Page,
+            async |page| ops::upload::run(page, &request).await,
         )
         .await
     }

@@ -59,10 +59,12 @@ pub struct LiveBrowser {
     pub cookies: Arc<CookieSnapshots>,
     /// The proxy every request of this browser goes through, and the URL policy it enforces.
     pub egress: Arc<Egress>,
-    /// Targets to close once a page of ours exists: the startup tab, crashed pages. Closing
-    /// a browser's last window ends its session, and Chromium then drops the session cookies
-    /// (restored ones too), so a browser never goes without a window while it runs.
+    /// Targets to close once a page of ours exists: crashed pages, startup tabs not taken.
+    /// Closing a browser's last window ends its session, and Chromium then drops the session
+    /// cookies (restored ones too), so a browser never goes without a window while it runs.
     close_later: Vec<String>,
+    /// The tab the browser started with, which becomes its first page.
+    startup_tab: Option<chromiumoxide::Page>,
 }
 
 impl LiveBrowser {
@@ -77,7 +79,13 @@ impl LiveBrowser {
     ) -> Result<Self> {
         tokio::fs::create_dir_all(profile_dir).await?;
         tokio::fs::create_dir_all(downloads_dir).await?;
+        // The real folder, not a path through the workspace's link to a folder launched
+        // ahead (see `warm`): the orphan check below finds a browser by its command line.
+        let profile_dir = &tokio::fs::canonicalize(profile_dir).await?;
+        let downloads_dir = &tokio::fs::canonicalize(downloads_dir).await?;
         clear_stale_locks(profile_dir).await;
+        // A previous browser's uploads: no page of this one can need them.
+        let _ = tokio::fs::remove_dir_all(downloads_dir.with_file_name("uploads")).await;
 
         let egress =
             Arc::new(Egress::start(config.url_policy.clone(), policy, config.timeout()).await?);
@@ -94,6 +102,9 @@ impl LiveBrowser {
             args.push("--no-sandbox");
         }
         args.extend(config.chromium_args.iter().map(String::as_str));
+        // The startup tab opens blank, not on whatever Chromium would restore after a crash
+        // (its new-tab page): it becomes the profile's first page.
+        args.push("about:blank");
         // How long a command may go unanswered, on chromiumoxide's connection and on ours.
         let command_timeout = config.timeout() + Duration::from_secs(5);
         let started =
@@ -195,14 +206,18 @@ impl LiveBrowser {
                 return Err(error);
             }
         }
-        // The startup tab is not one of ours; it closes once one of ours is open.
-        let close_later = browser
-            .pages()
-            .await
-            .unwrap_or_default()
-            .iter()
-            .map(|page| page.target_id().inner().clone())
-            .collect();
+        // The startup tab becomes the first page; any other is not ours and closes once one
+        // of ours is open.
+        let mut startup_tab = None;
+        let mut close_later = Vec::new();
+        for page in browser.pages().await.unwrap_or_default() {
+            let blank = matches!(page.url().await, Ok(Some(url)) if url == "about:blank");
+            if blank && startup_tab.is_none() {
+                startup_tab = Some(page);
+            } else {
+                close_later.push(page.target_id().inner().clone());
+            }
+        }
         Ok(Self {
             browser,
             process,
@@ -216,6 +231,7 @@ impl LiveBrowser {
             cookies: Arc::new(CookieSnapshots::new(side.clone(), cookie_snapshot)),
             egress,
             close_later,
+            startup_tab,
         })
     }
 
@@ -232,6 +248,7 @@ impl LiveBrowser {
     pub async fn create_page(&mut self, key: &str, spec: &PageSpec) -> Result<Arc<PageHandle>> {
         let page = PageHandle::create(
             &self.browser,
+            self.startup_tab.take(),
             self.side.clone(),
             self.downloads.clone(),
             self.cookies.clone(),
@@ -320,6 +337,7 @@ impl LiveBrowser {
         if clean && !keep_cookie_snapshot {
             self.cookies.discard().await;
         }
+        let _ = tokio::fs::remove_dir_all(self.downloads.uploads_dir()).await;
         self.tasks[0].abort();
         self.egress.stop();
     }

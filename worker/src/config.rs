@@ -19,6 +19,9 @@ const POLICY_FLAGS: &[&str] = &[
     "--force-webrtc-ip-handling-policy",
 ];
 
+/// The most browsers a worker may keep launched ahead.
+pub const WARM_BROWSERS_MAX: usize = 16;
+
 /// How a worker runs its browsers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -45,6 +48,9 @@ pub struct WorkerConfig {
     pub advertise: String,
     /// How many actions this worker carries out at once.
     pub capacity: u32,
+    /// Browsers kept launched ahead on fresh profile folders, handed to workspaces that have
+    /// no profile yet so their first action does not wait for Chromium to start; 0: none.
+    pub warm_browsers: usize,
     /// The deployment's shared secret: the controller's calls must carry it, and the
     /// registration sends it. Empty: calls are taken without it, which [`crate::run`] allows on
     /// loopback only. `NANOMUSE_HOP_SECRET` overrides it.
@@ -75,6 +81,7 @@ impl Default for WorkerConfig {
             controller: String::new(),
             advertise: String::new(),
             capacity: 8,
+            warm_browsers: 1,
             hop_secret: String::new(),
             url_policy: UrlPolicy::default(),
             drain_timeout_ms: 90_000,
@@ -105,6 +112,12 @@ impl WorkerConfig {
         }
         if self.capacity == 0 {
             return Err("worker.capacity must be above 0".into());
+        }
+        if self.warm_browsers > WARM_BROWSERS_MAX {
+            return Err(format!(
+                "worker.warm_browsers must be at most {WARM_BROWSERS_MAX} (each is a running \
+                 Chromium waiting for a new workspace)"
+            ));
         }
         if self.drain_timeout_ms == 0 {
             return Err("worker.drain_timeout_ms must be above 0".into());

@@ -157,6 +157,13 @@ impl Downloads {
         Ok((downloads, task))
     }
 
+    /// Where the browser's uploads are written (`uploads/` beside `downloads/`): the files an
+    /// upload hands a page's file input, which the page reads when its form is sent. Emptied
+    /// when the browser launches and when it closes, when no page can still need them.
+    pub fn uploads_dir(&self) -> PathBuf {
+        self.dir.with_file_name("uploads")
+    }
+
     /// Keeps `url` (the page's last committed URL) as the page of its target's downloads.
     pub fn track_page(&self, target_id: &str, url: Arc<Mutex<Option<String>>>) {
         self.pages

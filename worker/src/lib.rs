@@ -1,4 +1,4 @@
-//! The Chromium worker: serves the 14 `BrowserBackend` ops on Debian's Chromium, one browser
+//! The Chromium worker: serves the 15 `BrowserBackend` ops on Debian's Chromium, one browser
 //! per profile (tenant + workspace) with a persistent `--user-data-dir`, one page per page key.
 //! On shutdown it drains: the controller moves its workspaces' profiles off it
 //! (`ProfileTransfer`), then it stops.
@@ -23,6 +23,7 @@ pub mod screencast;
 pub mod set_cookie;
 pub mod tracker;
 pub mod transfer;
+pub mod warm;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -35,14 +36,16 @@ use tokio_util::sync::CancellationToken;
 pub use backend::ChromiumBackend;
 pub use config::WorkerConfig;
 
-/// Closes idle browsers until `shutdown`; for a backend served by [`run`] or used in-process.
-pub fn spawn_idle_reaper(
+/// Launches the browsers kept ahead, then closes idle browsers until `shutdown`; for a backend
+/// served by [`run`] or used in-process.
+pub fn spawn_housekeeping(
     backend: &ChromiumBackend,
     shutdown: CancellationToken,
 ) -> tokio::task::JoinHandle<()> {
     let pool = backend.pool.clone();
     let every = (backend.config().idle_timeout() / 4)
         .clamp(Duration::from_millis(50), Duration::from_secs(30));
+    pool.warm.start();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(every);
         loop {
@@ -87,7 +90,7 @@ pub async fn run(
         .await;
 
     metrics::watch(Arc::downgrade(&backend.pool), config.capacity);
-    let reaper = spawn_idle_reaper(&backend, shutdown.clone());
+    let reaper = spawn_housekeeping(&backend, shutdown.clone());
 
     let advertise = if config.advertise.is_empty() {
         format!("http://{address}")

@@ -6,7 +6,7 @@ use clap::Parser;
 use nanomuse_worker::{WorkerConfig, run};
 
 #[derive(Debug, Parser)]
-#[command(about = "A nanoMuse browser worker: the 14 BrowserBackend ops on Chromium")]
+#[command(about = "A nanoMuse browser worker: the 15 BrowserBackend ops on Chromium")]
 struct Args {
     /// A TOML file with a [worker] section.
     #[arg(long, env = "NANOMUSE_WORKER_CONFIG")]

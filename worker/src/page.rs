@@ -52,9 +52,13 @@ pub struct PageHandle {
 
 impl PageHandle {
     /// Creates a page in `browser` with `spec`'s settings, in a window of its own (only a
-    /// window's newest page is drawn, and an undrawn page never settles).
+    /// window's newest page is drawn, and an undrawn page never settles) — or makes `startup`,
+    /// the tab the browser started with (alone in its window), the page: it is there already,
+    /// which saves creating a target and starting its renderer.
+    #[allow(clippy::too_many_arguments)]
     pub async fn create(
         browser: &Browser,
+        startup: Option<Page>,
         side: Arc<SideChannel>,
         downloads: Arc<Downloads>,
         cookies: Arc<CookieSnapshots>,
@@ -62,12 +66,17 @@ impl PageHandle {
         spec: &PageSpec,
         chrome_major: &str,
     ) -> Result<Arc<Self>> {
-        let params = CreateTargetParams::builder()
-            .url("about:blank")
-            .new_window(true)
-            .build()
-            .map_err(WorkerError::invalid)?;
-        let page = browser.new_page(params).await?;
+        let page = match startup {
+            Some(page) => page,
+            None => {
+                let params = CreateTargetParams::builder()
+                    .url("about:blank")
+                    .new_window(true)
+                    .build()
+                    .map_err(WorkerError::invalid)?;
+                browser.new_page(params).await?
+            }
+        };
         let target_id = page.target_id().inner().clone();
         // A download this page starts records the page it came from.
         downloads.track_page(&target_id, spec.last_url.clone());

@@ -10,12 +10,17 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use nanomuse_proto::Session;
+use nanomuse_proto::{Session, UrlPolicy};
 
 use crate::browser::LiveBrowser;
 use crate::config::WorkerConfig;
 use crate::error::{Result, WorkerError};
 use crate::page::{PageHandle, PageSpec};
+use crate::warm::WarmBrowsers;
+
+/// A workspace's folder holds its browser profile and its downloads under these names.
+pub const BROWSER_PROFILE: &str = "browser-profile";
+pub const DOWNLOADS: &str = "downloads";
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ProfileKey {
@@ -93,11 +98,14 @@ impl Drop for InUse {
 pub struct Pool {
     config: Arc<WorkerConfig>,
     profiles: Mutex<HashMap<ProfileKey, Arc<Profile>>>,
+    /// Browsers launched ahead for workspaces that have no profile yet.
+    pub warm: Arc<WarmBrowsers>,
 }
 
 impl Pool {
     pub fn new(config: Arc<WorkerConfig>) -> Self {
         Self {
+            warm: Arc::new(WarmBrowsers::new(config.clone())),
             config,
             profiles: Mutex::default(),
         }
@@ -115,8 +123,8 @@ impl Pool {
                     .join(&key.workspace);
                 Arc::new(Profile {
                     key: key.clone(),
-                    dir: root.join("browser-profile"),
-                    downloads_dir: root.join("downloads"),
+                    dir: root.join(BROWSER_PROFILE),
+                    downloads_dir: root.join(DOWNLOADS),
                     root,
                     state: tokio::sync::Mutex::default(),
                     last_used: Mutex::new(Instant::now()),
@@ -149,17 +157,29 @@ impl Pool {
             }
         }
         if slot.is_none() {
-            let started = Instant::now();
-            let live =
-                LiveBrowser::launch(&self.config, &profile.dir, &profile.downloads_dir, policy)
-                    .await?;
-            tracing::info!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
-                elapsed_ms = started.elapsed().as_millis() as u64, "chromium launched");
-            crate::metrics::metrics().launches.inc();
-            *slot = Some(live);
+            *slot = Some(self.launch(profile, policy).await?);
         }
         let live = slot.as_mut().expect("just launched");
         live.egress.set_policy(policy);
+        Ok(live)
+    }
+
+    /// A browser for `profile`: one launched ahead when the workspace has no folder yet (the
+    /// browser's folder becomes the workspace's), else Chromium started on its profile.
+    async fn launch(&self, profile: &Profile, policy: Option<&UrlPolicy>) -> Result<LiveBrowser> {
+        let fresh = matches!(tokio::fs::symlink_metadata(&profile.root).await,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound);
+        if fresh && let Some(live) = self.warm.take(&profile.key, &profile.root).await {
+            tracing::info!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
+                "a browser launched ahead handed over");
+            return Ok(live);
+        }
+        let started = Instant::now();
+        let live =
+            LiveBrowser::launch(&self.config, &profile.dir, &profile.downloads_dir, policy).await?;
+        tracing::info!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
+            elapsed_ms = started.elapsed().as_millis() as u64, "chromium launched");
+        crate::metrics::metrics().launches.inc();
         Ok(live)
     }
 
@@ -348,12 +368,13 @@ impl Pool {
     /// this takes as long as the slowest one.
     pub async fn close_all(&self) {
         let profiles: Vec<_> = self.profiles.lock().unwrap().values().cloned().collect();
-        futures::future::join_all(profiles.into_iter().map(|profile| async move {
-            if let Some(live) = profile.state.lock().await.live.take() {
-                live.close().await;
-            }
-        }))
-        .await;
+        let workspaces =
+            futures::future::join_all(profiles.into_iter().map(|profile| async move {
+                if let Some(live) = profile.state.lock().await.live.take() {
+                    live.close().await;
+                }
+            }));
+        futures::future::join(workspaces, self.warm.close_all()).await;
     }
 
     /// Readies the profile of `key` to leave this worker: from now on its ops are refused,
@@ -408,12 +429,17 @@ impl Pool {
             key.workspace,
             std::process::id()
         ));
-        if tokio::fs::try_exists(&profile.root).await.unwrap_or(false) {
+        // A folder handed over by the warm pool goes with the link that names it.
+        let linked = crate::warm::linked_folder(&profile.root).await;
+        if tokio::fs::symlink_metadata(&profile.root).await.is_ok() {
             let _ = tokio::fs::remove_dir_all(&old).await;
             tokio::fs::rename(&profile.root, &old).await?;
         }
         tokio::fs::rename(unpacked, &profile.root).await?;
         let _ = tokio::fs::remove_dir_all(&old).await;
+        if let Some(linked) = linked {
+            let _ = tokio::fs::remove_dir_all(&linked).await;
+        }
         profile.moved.store(false, Ordering::SeqCst);
         tracing::info!(tenant = %key.tenant, workspace = %key.workspace, "profile imported");
         Ok(())

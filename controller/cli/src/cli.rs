@@ -16,7 +16,8 @@ use nanomuse_proto::profile_action::Kind;
 use nanomuse_proto::{
     ActReply, ActRequest, BackAction, ClickAction, CloseAction, CustomProfile, DownloadsAction,
     ExtractAction, FetchAction, GetFrameRequest, HandOverAction, KeyAction, NavigateAction,
-    ProfileAction, ScreenshotAction, ScrollAction, StateAction, TypeAction, WaitAction,
+    ProfileAction, ScreenshotAction, ScrollAction, StateAction, TypeAction, UploadAction,
+    UploadFile, WaitAction,
 };
 use serde_json::{Map, Value, json};
 use tonic::metadata::AsciiMetadataValue;
@@ -26,7 +27,6 @@ use tracing::Instrument;
 /// Where the controller listens unless told otherwise.
 pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
 pub const DEFAULT_THREAD: &str = "cli";
-pub const DEFAULT_WORKSPACE: &str = "default";
 
 const NAME: &str = "nanomuse-browser";
 // Frames are JPEGs of a whole viewport; tonic's 4 MiB default is too tight for a large one.
@@ -130,6 +130,67 @@ pub enum ActionCommand {
     State,
     /// The workspace's downloaded files: name, size, when, the page each came from.
     Downloads,
+    /// Tap element N (a file input, its label, or a button that opens a file chooser) and
+    /// choose FILEs: local files (read here and sent), or downloads/NAME for one of the
+    /// workspace's downloads (./downloads/NAME is a local file). At most 10 files, 10 MiB
+    /// each, 20 MiB in all.
+    Upload {
+        #[arg(allow_negative_numbers = true)]
+        n: i64,
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<String>,
+    },
+}
+
+/// What `upload` names as `downloads/NAME`: a file of the workspace's downloads, not a local one.
+const DOWNLOADS_PREFIX: &str = "downloads/";
+
+/// A local file as an upload sends it: its name without the folders, its bytes (refused
+/// before reading when larger than an upload takes).
+pub fn read_local_file(path: &str) -> Result<UploadFile, String> {
+    let max = nanomuse_proto::upload::MAX_FILE_BYTES;
+    let size = std::fs::metadata(path)
+        .map_err(|error| format!("cannot read {path}: {error}"))?
+        .len();
+    if size > max as u64 {
+        return Err(format!(
+            "{path} is {}, more than an upload takes per file ({} MiB)",
+            nanomuse_proto::upload::human_size(size as usize),
+            max >> 20
+        ));
+    }
+    let content = std::fs::read(path).map_err(|error| format!("cannot read {path}: {error}"))?;
+    let name = std::path::Path::new(path)
+        .file_name()
+        .and_then(|name| name.to_str())
+        .ok_or_else(|| format!("{path} names no file"))?
+        .to_string();
+    Ok(UploadFile {
+        name,
+        mime_type: String::new(),
+        content,
+    })
+}
+
+/// The local files of an `upload` read into its request (the workspace's downloads it names
+/// are the controller's to read).
+fn attach_local_files(invocation: &ActInvocation, request: &mut ActRequest) -> Result<(), String> {
+    let (ActionCommand::Upload { files, .. }, Some(Action::Upload(upload))) =
+        (&invocation.action, request.action.as_mut())
+    else {
+        return Ok(());
+    };
+    if files.len() > nanomuse_proto::upload::MAX_FILES {
+        return Err(format!(
+            "{} files is too many for one upload: at most {}",
+            files.len(),
+            nanomuse_proto::upload::MAX_FILES
+        ));
+    }
+    for path in files.iter().filter(|f| !f.starts_with(DOWNLOADS_PREFIX)) {
+        upload.files.push(read_local_file(path)?);
+    }
+    Ok(())
 }
 
 /// `profile mobile|desktop` or `profile --user-agent UA --width W --height H [--mobile]`.
@@ -212,7 +273,8 @@ struct Cli {
     /// The conversation whose page to act on [env: NANOMUSE_THREAD] [default: cli]
     #[arg(long, global = true, value_name = "ID")]
     thread: Option<String>,
-    /// The workspace whose profile the thread uses [env: NANOMUSE_WORKSPACE] [default: default]
+    /// The workspace whose profile a new thread uses; a thread keeps its own
+    /// [env: NANOMUSE_WORKSPACE] [default: the thread's; for a new thread, default]
     #[arg(long, global = true, value_name = "W")]
     workspace: Option<String>,
     /// A new thread's browser: auto, playwright (the server's) or device (the phone's)
@@ -288,8 +350,9 @@ where
         server: resolve(cli.server, "NANOMUSE_SERVER").unwrap_or_else(|| DEFAULT_SERVER.into()),
         token: resolve(cli.token, "NANOMUSE_TOKEN"),
         thread: resolve(cli.thread, "NANOMUSE_THREAD").unwrap_or_else(|| DEFAULT_THREAD.into()),
-        workspace: resolve(cli.workspace, "NANOMUSE_WORKSPACE")
-            .unwrap_or_else(|| DEFAULT_WORKSPACE.into()),
+        // Unsaid: the thread's own (the server gives a new thread `default`), so naming only
+        // `--thread` reaches a thread made in another workspace.
+        workspace: resolve(cli.workspace, "NANOMUSE_WORKSPACE").unwrap_or_default(),
         backend: resolve(cli.backend, "NANOMUSE_BACKEND").unwrap_or_default(),
         json: cli.json,
         trace: cli.trace,
@@ -353,6 +416,16 @@ pub fn to_request(invocation: &ActInvocation) -> ActRequest {
         }),
         ActionCommand::State => Action::State(StateAction {}),
         ActionCommand::Downloads => Action::Downloads(DownloadsAction {}),
+        // The local files are read by `attach_local_files`, outside this pure function.
+        ActionCommand::Upload { n, files } => Action::Upload(UploadAction {
+            n: *n,
+            files: Vec::new(),
+            downloads: files
+                .iter()
+                .filter_map(|f| f.strip_prefix(DOWNLOADS_PREFIX))
+                .map(str::to_string)
+                .collect(),
+        }),
     };
     ActRequest {
         thread: invocation.thread.clone(),
@@ -586,10 +659,12 @@ async fn act(invocation: &ActInvocation) -> Result<ActReply, String> {
         ),
         None => None,
     };
+    let mut request = to_request(invocation);
+    attach_local_files(invocation, &mut request)?;
     let mut client = connect(&invocation.server).await?;
 
     let reply = client
-        .act(authorized(to_request(invocation), token.as_ref()))
+        .act(authorized(request, token.as_ref()))
         .await
         .map_err(|status| status_message(&status))?
         .into_inner();
@@ -746,6 +821,41 @@ mod tests {
         assert_eq!(
             usage_error(&["extract", "more"]),
             ErrorKind::UnknownArgument
+        );
+    }
+
+    #[test]
+    fn upload_reads_local_files_and_names_downloads() {
+        let dir = tempfile::tempdir().unwrap();
+        let local = dir.path().join("id card.pdf");
+        std::fs::write(&local, b"%PDF-1.7 bytes").unwrap();
+        let local = local.to_str().unwrap();
+        let invocation = act(&["upload", "4", local, "downloads/report.csv"]);
+        let mut request = to_request(&invocation);
+        assert_eq!(
+            request.action,
+            Some(Action::Upload(UploadAction {
+                n: 4,
+                files: vec![],
+                downloads: vec!["report.csv".into()],
+            }))
+        );
+        attach_local_files(&invocation, &mut request).unwrap();
+        let Some(Action::Upload(upload)) = request.action else {
+            panic!()
+        };
+        assert_eq!(upload.files.len(), 1);
+        assert_eq!(upload.files[0].name, "id card.pdf");
+        assert_eq!(upload.files[0].content, b"%PDF-1.7 bytes");
+        assert_eq!(
+            usage_error(&["upload", "4"]),
+            ErrorKind::MissingRequiredArgument
+        );
+        let missing = act(&["upload", "1", "/nonexistent/file.txt"]);
+        let error = attach_local_files(&missing, &mut to_request(&missing)).unwrap_err();
+        assert!(
+            error.starts_with("cannot read /nonexistent/file.txt"),
+            "{error}"
         );
     }
 
@@ -1026,11 +1136,12 @@ mod tests {
         assert_eq!(invocation.server, "http://127.0.0.1:50051");
         assert_eq!(invocation.token, None);
         assert_eq!(invocation.thread, "cli");
-        assert_eq!(invocation.workspace, "default");
+        assert_eq!(invocation.workspace, "");
         assert!(!invocation.json);
         let request = to_request(&invocation);
         assert_eq!(request.thread, "cli");
-        assert_eq!(request.workspace, "default");
+        // The server's default for a new thread, the thread's own for one it has.
+        assert_eq!(request.workspace, "");
     }
 
     const ENV: &[(&str, &str)] = &[
@@ -1097,7 +1208,7 @@ mod tests {
         assert_eq!(invocation.server, DEFAULT_SERVER);
         assert_eq!(invocation.token, None);
         assert_eq!(invocation.thread, DEFAULT_THREAD);
-        assert_eq!(invocation.workspace, DEFAULT_WORKSPACE);
+        assert_eq!(invocation.workspace, "");
     }
 
     #[test]

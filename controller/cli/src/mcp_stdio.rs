@@ -122,6 +122,16 @@ async fn relay(url: &str, options: &StdioOptions) -> anyhow::Result<()> {
                     ClientJsonRpcMessage::Request(request) => Some(request.id.clone()),
                     _ => None,
                 };
+                let message = match read_upload_paths(message) {
+                    Ok(message) => message,
+                    Err(error) => {
+                        let error = ErrorData::invalid_params(format!("browser_upload: {error}"), None);
+                        if let Some(id) = id {
+                            client.send(ServerJsonRpcMessage::error(error, Some(id))).await?;
+                        }
+                        continue;
+                    }
+                };
                 if let Err(error) = server.send(message).await {
                     tracing::warn!(%error, url, "forwarding to the server failed");
                     // The client is told why its request got no answer.
@@ -146,9 +156,75 @@ async fn relay(url: &str, options: &StdioOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A `browser_upload` call's local `paths`, read on this machine into `files` with their
+/// bytes (the server cannot read the client's disk); any other message as it is.
+fn read_upload_paths(message: ClientJsonRpcMessage) -> Result<ClientJsonRpcMessage, String> {
+    use base64::Engine as _;
+    let is_upload = matches!(&message, ClientJsonRpcMessage::Request(request)
+        if matches!(&request.request, rmcp::model::ClientRequest::CallToolRequest(call)
+            if call.params.name == "browser_upload"));
+    if !is_upload {
+        return Ok(message);
+    }
+    let mut value = serde_json::to_value(&message).map_err(|e| e.to_string())?;
+    let Some(arguments) = value
+        .pointer_mut("/params/arguments")
+        .and_then(|a| a.as_object_mut())
+    else {
+        return Ok(message);
+    };
+    let Some(paths) = arguments.remove("paths") else {
+        return Ok(message);
+    };
+    let paths: Vec<String> = serde_json::from_value(paths)
+        .map_err(|_| "`paths` is a list of local file paths (strings)".to_string())?;
+    let files = arguments
+        .entry("files")
+        .or_insert_with(|| serde_json::json!([]))
+        .as_array_mut()
+        .ok_or("`files` is a list")?;
+    for path in &paths {
+        let file = crate::cli::read_local_file(path)?;
+        files.push(serde_json::json!({
+            "name": file.name,
+            "content_base64": base64::engine::general_purpose::STANDARD.encode(&file.content),
+        }));
+    }
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::mcp_url;
+
+    #[test]
+    fn an_upload_s_local_paths_are_sent_as_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("note.txt");
+        std::fs::write(&path, b"hello").unwrap();
+        let message: rmcp::model::ClientJsonRpcMessage =
+            serde_json::from_value(serde_json::json!({
+                "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                "params": {"name": "browser_upload", "arguments": {"n": 2, "paths": [path]}}
+            }))
+            .unwrap();
+        let read = super::read_upload_paths(message).unwrap();
+        let value = serde_json::to_value(&read).unwrap();
+        assert_eq!(
+            value["params"]["arguments"],
+            serde_json::json!({"n": 2, "files": [{"name": "note.txt", "content_base64": "aGVsbG8="}]})
+        );
+        let missing: rmcp::model::ClientJsonRpcMessage = serde_json::from_value(serde_json::json!({
+            "jsonrpc": "2.0", "id": 8, "method": "tools/call",
+            "params": {"name": "browser_upload", "arguments": {"n": 2, "paths": ["/nonexistent"]}}
+        }))
+        .unwrap();
+        assert!(
+            super::read_upload_paths(missing)
+                .unwrap_err()
+                .starts_with("cannot read /nonexistent")
+        );
+    }
 
     #[test]
     fn the_mcp_url_of_a_server() {

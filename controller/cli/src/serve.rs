@@ -104,7 +104,7 @@ pub async fn run_embedded(
     }
     worker_config.validate().map_err(anyhow::Error::msg)?;
     let worker = Arc::new(ChromiumBackend::new(Arc::new(worker_config.clone())));
-    let reaper = nanomuse_worker::spawn_idle_reaper(&worker, shutdown.clone());
+    let reaper = nanomuse_worker::spawn_housekeeping(&worker, shutdown.clone());
     let local = LocalWorker {
         name: worker_config.name.clone(),
         capacity: worker_config.capacity,

@@ -1,7 +1,7 @@
 //! `downloads`: the workspace's downloaded files — name, size, when, the page each came from —
 //! read off its worker's disk through [`Downloads`](nanomuse_proto::downloads::Downloads)
 //! (the worker's `WorkerDownloads` service, or the embedded worker's folder in-process; never
-//! one of the 14 ops: the files are the workspace's, not a page's). The bytes are at
+//! one of the backend ops: the files are the workspace's, not a page's). The bytes are at
 //! `GET /api/workspaces/{workspace}/downloads/{name}` and the MCP resource
 //! `nanomuse://downloads/<workspace>/<name>`. What the phone's WebView downloads stays on the
 //! phone, as the spec says, and the listing says where.

@@ -1,4 +1,4 @@
-//! The browser tool's actions, written once over the 14 backend ops ([`Backend`]), so the
+//! The browser tool's actions, written once over the 15 backend ops ([`Backend`]), so the
 //! workers and the phones give the same numbered elements, the same frames, the same replies.
 //! One module per action; [`run`] dispatches.
 
@@ -16,6 +16,7 @@ mod screenshot;
 mod scroll;
 mod state;
 mod type_text;
+pub mod upload;
 mod wait;
 
 pub use wait::MAX_WAIT_SECONDS;
@@ -86,6 +87,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: Action) -> Result<ActReply> {
         Action::State(_) => state::run(ctx).await,
         Action::HandOver(_) => unreachable!("hand_over needs no backend; Controller::act runs it"),
         Action::Downloads(_) => unreachable!("downloads needs no page; Controller::act runs it"),
+        Action::Upload(a) => upload::run(ctx, a).await,
     }?;
     reply.backend = ctx.backend_name.clone();
     Ok(reply)
@@ -109,6 +111,7 @@ pub fn name_of(action: &Action) -> &'static str {
         Action::State(_) => "state",
         Action::HandOver(_) => "hand_over",
         Action::Downloads(_) => "downloads",
+        Action::Upload(_) => "upload",
     }
 }
 
@@ -139,6 +142,15 @@ pub fn truncate(text: &str, max: usize) -> (String, bool) {
         }
         None => (text.to_string(), false),
     }
+}
+
+/// The error of an element number on a page never listed.
+pub(crate) fn no_listing() -> ControllerError {
+    ControllerError::StaleListing(
+        "there is no listing of this page yet: navigate, wait or screenshot first, then use the \
+         element numbers it gives"
+            .into(),
+    )
 }
 
 /// Why element `n` cannot be pressed in a listing of `count` elements.
@@ -353,11 +365,7 @@ impl Ctx<'_> {
     /// focused when asked. Element numbers of a listing the page no longer has are refused.
     async fn element(&self, n: i64, focus: bool) -> Result<(f64, f64, String)> {
         let Some(listing) = self.store.listing(self.tenant, self.thread)? else {
-            return Err(ControllerError::StaleListing(
-                "there is no listing of this page yet: navigate, wait or screenshot first, then \
-                 use the element numbers it gives"
-                    .into(),
-            ));
+            return Err(no_listing());
         };
         let count = listing.elements.len();
         if n < 1 || n as usize > count {

@@ -13,6 +13,7 @@ mod input;
 mod live;
 mod replay;
 mod threads;
+mod upload;
 
 use std::sync::Arc;
 
@@ -106,6 +107,9 @@ pub const ROUTES: &[Route] = &[
     route(Method::GET, "/api/threads/{thread}/live", |m| {
         on(m, live::socket)
     }),
+    route(Method::POST, "/api/browser/{thread}/upload", |m| {
+        on(m, upload::upload).layer(upload::limit())
+    }),
     route(Method::GET, "/api/workspaces/{workspace}/downloads", |m| {
         on(m, downloads::list)
     }),
@@ -195,7 +199,8 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
             .map_err(|rejection| {
                 if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                     return ControllerError::TooLarge(
-                        "the request body is larger than this server takes (2 MB)".into(),
+                        "the request body is larger than this call takes (2 MB; an upload's 32 MB)"
+                            .into(),
                     );
                 }
                 ControllerError::InvalidArgument(format!(

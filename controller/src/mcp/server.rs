@@ -1,4 +1,4 @@
-//! The MCP server: `tools/list` gives the fourteen tools, `tools/call` reads the call into an
+//! The MCP server: `tools/list` gives the sixteen tools, `tools/call` reads the call into an
 //! action and hands it to the controller's one [`Controller::act`], the same path as gRPC's
 //! `BrowserTool.Act`. The reply is what the model reads: the reply's text (the numbered
 //! listing) and the frame as an image; a refused action is a tool result with `isError` and

@@ -138,6 +138,71 @@ struct HandOver {
     reason: String,
 }
 
+/// A file sent with `browser_upload`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SentFile {
+    /// The file's name as the page sees it, e.g. invoice.pdf (no folders).
+    name: String,
+    /// The file's bytes, base64.
+    content_base64: String,
+    /// Its type, e.g. application/pdf; left out, the browser guesses from the name.
+    mime_type: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Upload {
+    /// The number of the file input, its label or the button that opens a file chooser, [n]
+    /// in the last listing of this thread.
+    #[schemars(range(min = 1))]
+    n: i64,
+    /// Files sent with the call.
+    files: Option<Vec<SentFile>>,
+    /// Files of the workspace's downloads, by the names browser_downloads lists.
+    downloads: Option<Vec<String>>,
+    /// Local files, by path: only through `nanomuse-browser mcp` (stdio), which reads them on
+    /// its machine and sends their bytes.
+    paths: Option<Vec<String>>,
+}
+
+/// Where `paths` can be read: not on the server.
+pub const PATHS_OVER_HTTP: &str = "`paths` name files on the machine of `nanomuse-browser mcp` \
+     (stdio), which reads them; over HTTP send the bytes as `files` [{name, content_base64}], \
+     or name the workspace's `downloads`";
+
+pub fn read_upload(args: JsonObject) -> Result<Action, String> {
+    use base64::Engine as _;
+    let Upload {
+        n,
+        files,
+        downloads,
+        paths,
+    } = read(args)?;
+    if paths.is_some_and(|paths| !paths.is_empty()) {
+        return Err(PATHS_OVER_HTTP.into());
+    }
+    let files = files
+        .unwrap_or_default()
+        .into_iter()
+        .map(|file| {
+            let content = base64::engine::general_purpose::STANDARD
+                .decode(file.content_base64.trim())
+                .map_err(|e| format!("the content_base64 of {:?} is not base64: {e}", file.name))?;
+            Ok(UploadFile {
+                name: file.name,
+                mime_type: file.mime_type.unwrap_or_default(),
+                content,
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(Action::Upload(UploadAction {
+        n,
+        files,
+        downloads: downloads.unwrap_or_default(),
+    }))
+}
+
 /// A tool that takes no arguments of its own.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -383,6 +448,19 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
                 Ok(Action::Downloads(DownloadsAction {}))
             },
         },
+        Spec {
+            name: "browser_upload",
+            title: "Choose files for a file input",
+            description: "Put files into the file input n of the last listing (or the label or \
+                button that opens its file chooser), as a person choosing them would: files \
+                sent as base64, files of the workspace's downloads by name, or — through \
+                `nanomuse-browser mcp` — local paths. At most 10 files, 10 MiB each, 20 MiB in \
+                all. The page sends them when its form is submitted (click its button next). \
+                The reply lists the page again, the input showing the chosen names.",
+            read_only: false,
+            schema: schema_of::<Upload>,
+            read: read_upload,
+        },
     ]
 });
 
@@ -508,7 +586,7 @@ mod tests {
     #[test]
     fn one_tool_per_action() {
         let names: Vec<String> = tools().iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(names.len(), 15);
+        assert_eq!(names.len(), 16);
         for action in [
             "navigate",
             "click",
@@ -525,6 +603,7 @@ mod tests {
             "hand_over",
             "state",
             "downloads",
+            "upload",
         ] {
             assert!(names.contains(&format!("browser_{action}")), "{action}");
         }
@@ -534,6 +613,36 @@ mod tests {
             assert!(properties.contains_key("workspace"), "{}", tool.name);
             assert_eq!(tool.input_schema["type"], "object");
         }
+    }
+
+    #[test]
+    fn upload_reads_sent_files_and_refuses_paths_over_http() {
+        let read = call(
+            "browser_upload",
+            json!({"n": 3, "files": [{"name": "a.txt", "content_base64": "aGk="}],
+                   "downloads": ["r.csv"]}),
+        )
+        .unwrap();
+        assert_eq!(
+            read.action,
+            Action::Upload(UploadAction {
+                n: 3,
+                files: vec![UploadFile {
+                    name: "a.txt".into(),
+                    mime_type: String::new(),
+                    content: b"hi".to_vec(),
+                }],
+                downloads: vec!["r.csv".into()],
+            })
+        );
+        let error = call("browser_upload", json!({"n": 3, "paths": ["/etc/passwd"]})).unwrap_err();
+        assert!(error.contains(PATHS_OVER_HTTP), "{error}");
+        let error = call(
+            "browser_upload",
+            json!({"n": 3, "files": [{"name": "a", "content_base64": "!!"}]}),
+        )
+        .unwrap_err();
+        assert!(error.contains("is not base64"), "{error}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The reference device: a program that connects to the device gateway as a phone does and
-//! carries out the fourteen ops on a headless Chromium (the worker's [`ChromiumBackend`]), so
+//! carries out the fifteen ops on a headless Chromium (the worker's [`ChromiumBackend`]), so
 //! the gateway's whole path is tested without a phone.
 //!
 //! Being the worker's own code, it proves nothing about the phone's: the parity and phone
@@ -122,6 +122,8 @@ impl ReferenceConfig {
             chromium: self.chromium.clone().unwrap_or(defaults.chromium.clone()),
             profiles_root: self.profiles_root.clone(),
             timeout_ms: self.timeout_ms,
+            // A phone has one browser.
+            warm_browsers: 0,
             ..defaults
         }
     }

@@ -177,4 +177,7 @@ impl Backend for FakeBackend {
     async fn close(&self, _: CloseRequest) -> Result<CloseReply, BackendError> {
         Ok(CloseReply {})
     }
+    async fn upload(&self, _: UploadRequest) -> Result<UploadReply, BackendError> {
+        Ok(UploadReply::default())
+    }
 }

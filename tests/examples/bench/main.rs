@@ -15,16 +15,24 @@
 //! - **in-process**: the same ops on the worker's `ChromiumBackend` with no gRPC at all;
 //! - **fake**: the controller alone, over a backend that answers every op at once;
 //! - **Playwright**: its full step (action + the same listing + JPEG q70), and the ratios.
+//!
+//! Then, next to Python Playwright's async peer (`versus`): the load rows (1, 4, 16, 64
+//! agents) with the CPU each side's processes spent per action, and the cold start of a new
+//! workspace and of an existing profile. `--only steps,phone,live,load,cold,profiles` runs a part.
 
+mod cold;
 mod fake;
 mod live;
 mod load;
 mod mcp;
 mod peer;
 mod phone;
+mod procs;
 mod profiles;
 mod report;
+mod served;
 mod steps;
+mod versus;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -42,9 +50,8 @@ pub const LOAD_WORKSPACES: usize = 4;
 pub const FAKE_LOAD: Duration = Duration::from_secs(3);
 /// The fake worker's slots: more than any row's threads, so they are never the bound.
 pub const FAKE_CAPACITY: u32 = 64;
-/// How long `serve` may queue an action before refusing it: the 64-thread scale row queues
-/// most of its actions for seconds.
-const SCALE_QUEUE_DEADLINE: Duration = Duration::from_secs(60);
+/// The parts `--only` may name, in the order they run.
+const SECTIONS: [&str; 6] = ["steps", "phone", "live", "load", "cold", "profiles"];
 
 #[derive(Clone, Copy)]
 pub struct Stats {
@@ -71,12 +78,20 @@ pub struct Runs {
 
 pub struct Options {
     pub runs: Runs,
-    /// How long each row of the scale table runs.
+    /// How long each load row runs (the 64-agent one half as long).
     pub scale: Duration,
     pub out: String,
     pub python: String,
-    /// `--only live`: that section alone, printed, BENCHMARKS.md left as it is.
-    pub only: Option<String>,
+    /// The parts to run (`--only`); all when None.
+    pub only: Option<Vec<String>>,
+}
+
+impl Options {
+    pub fn runs(&self, section: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|s| s == section))
+    }
 }
 
 fn options() -> Options {
@@ -100,10 +115,15 @@ fn options() -> Options {
             }
             ("--out", Some(v)) => options.out = v.clone(),
             ("--python", Some(v)) => options.python = v.clone(),
-            ("--only", Some(v)) if v == "live" => options.only = Some(v.clone()),
+            ("--only", Some(v)) => {
+                let only: Vec<String> = v.split(',').map(str::to_string).collect();
+                if let Some(bad) = only.iter().find(|s| !SECTIONS.contains(&s.as_str())) {
+                    panic!("--only {bad}: the parts are {}", SECTIONS.join(","));
+                }
+                options.only = Some(only);
+            }
             (flag, _) => panic!(
-                "unknown flag {flag}; use --runs --warmup --scale-seconds --out --python \
-                 --only live"
+                "unknown flag {flag}; use --runs --warmup --scale-seconds --out --python --only"
             ),
         }
     }
@@ -128,10 +148,10 @@ where
     samples
 }
 
-/// The `controller` and `worker` binaries of the multi-process mode, beside this program
-/// (`tests/bench.sh` builds them with it). Ones older than a source file of theirs are refused,
-/// so that a stale build is never measured.
-fn binaries() -> Result<(PathBuf, PathBuf), String> {
+/// The workspace's binaries `names` beside this program (`tests/bench.sh` builds them with
+/// it). Ones older than a source file of theirs are refused, so that a stale build is never
+/// measured.
+fn binaries<const N: usize>(names: [&str; N]) -> Result<[PathBuf; N], String> {
     // Not built from here: a cargo started under `cargo run` sees that run's environment, which
     // makes it rebuild what the shell's cargo built (and the other way round), for minutes.
     const BUILD: &str = "run tests/bench.sh, which builds them with the benchmark";
@@ -139,8 +159,8 @@ fn binaries() -> Result<(PathBuf, PathBuf), String> {
     let root = repo();
     let sources = ["proto", "controller", "worker", "Cargo.lock"].map(|p| root.join(p));
     let newest_source = sources.iter().filter_map(|p| newest(p)).max();
-    let binaries = (profile.join("controller"), profile.join("worker"));
-    for binary in [&binaries.0, &binaries.1] {
+    let binaries = names.map(|name| profile.join(name));
+    for binary in &binaries {
         let built = std::fs::metadata(binary)
             .and_then(|m| m.modified())
             .map_err(|_| format!("{} is missing; {BUILD}", binary.display()))?;
@@ -183,11 +203,10 @@ async fn main() {
     let dir = tempfile::tempdir().unwrap();
 
     // `serve`: the controller with its worker in-process.
-    let mut serve_config = nanomuse_browser::serve::EmbeddedConfig {
+    let serve_config = nanomuse_browser::serve::EmbeddedConfig {
         controller: controller_config(&dir.path().join("controller")),
         worker: test_config(&dir.path().join("serve-profiles")),
     };
-    serve_config.controller.controller.queue_deadline_ms = SCALE_QUEUE_DEADLINE.as_millis() as u64;
     let worker_capacity = serve_config.worker.capacity;
     let shutdown = tokio_util::sync::CancellationToken::new();
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
@@ -201,18 +220,11 @@ async fn main() {
     ));
     let serve_address = ready_rx.await.unwrap();
     let serve_tool = connect(serve_address).await;
-    if options.only.is_some() {
-        let live = live::measure(&serve_tool, serve_address, options.runs).await;
-        print!("{}", report::live_section(&live));
-        shutdown.cancel();
-        serve.await.unwrap().unwrap();
-        return;
-    }
 
     // Multi-process: the `controller` binary, and a `worker` binary registered with it, which
     // the bare worker ops also go to. Without the binaries, the ops go to a worker task here.
-    let (multi, worker) = match binaries() {
-        Ok((controller_binary, worker_binary)) => {
+    let (multi, worker) = match binaries(["controller", "worker"]) {
+        Ok([controller_binary, worker_binary]) => {
             let controller =
                 ControllerProcess::spawn(&controller_binary, &dir.path().join("multi-controller"))
                     .await;
@@ -272,7 +284,12 @@ async fn main() {
     eprintln!("started ({:.0} s)", started.elapsed().as_secs_f64());
 
     let mut rows = Vec::new();
-    for &(name, step) in steps::STEPS {
+    let steps = if options.runs("steps") {
+        steps::STEPS
+    } else {
+        &[]
+    };
+    for &(name, step) in steps {
         let runs = options.runs;
         let in_process = steps::bare(in_process.as_ref(), name, &site, step, runs).await;
         let worker_ops = steps::bare(&worker.backend, name, &site, step, runs).await;
@@ -305,54 +322,89 @@ async fn main() {
 
     // The peer right after the steps, on the same quiet machine (the load rows below leave
     // browsers and their pages behind).
-    let peer = peer::playwright(&options, &site);
-    eprintln!("Playwright done ({:.0} s)", started.elapsed().as_secs_f64());
+    let peer = if options.runs("steps") {
+        let peer = peer::playwright(&options, &site);
+        eprintln!("Playwright done ({:.0} s)", started.elapsed().as_secs_f64());
+        peer
+    } else {
+        Err("not run (--only)".into())
+    };
 
-    let phone = phone::measure_both(&dir.path().join("phone-path"), &site, options.runs).await;
-    eprintln!("phone path done ({:.0} s)", started.elapsed().as_secs_f64());
+    let phone = if options.runs("phone") {
+        let phone = phone::measure_both(&dir.path().join("phone-path"), &site, options.runs).await;
+        eprintln!("phone path done ({:.0} s)", started.elapsed().as_secs_f64());
+        phone
+    } else {
+        Vec::new()
+    };
 
-    let live = live::measure(&serve_tool, serve_address, options.runs).await;
-    eprintln!(
-        "live take-over done ({:.0} s)",
-        started.elapsed().as_secs_f64()
-    );
+    let live = if options.runs("live") {
+        let live = live::measure(&serve_tool, serve_address, options.runs).await;
+        eprintln!(
+            "live take-over done ({:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
+        Some(live)
+    } else {
+        None
+    };
 
     // The controller alone under concurrent agents.
     let mut fake_load = Vec::new();
     for threads in [1, 4, 16] {
+        if !options.runs("steps") {
+            break;
+        }
         let url = format!("{site}/page");
         let timeout = Duration::from_secs(10);
-        let row = load::run(&fake_tool, "load", threads, &url, FAKE_LOAD, timeout).await;
+        let row = load::run(&fake_tool, "load", threads, &url, FAKE_LOAD, timeout, None).await;
         fake_load.push(row);
     }
-    eprintln!("fake load done ({:.0} s)", started.elapsed().as_secs_f64());
-
-    // Scale: concurrent agents on `serve`'s one worker, four workspaces (four browsers).
-    let mut scale = Vec::new();
-    for threads in [1, 4, 16, 64] {
-        let url = format!("{site}/page");
-        // Beyond the queue deadline, so that a refusal shows as the controller's.
-        let timeout = SCALE_QUEUE_DEADLINE + Duration::from_secs(30);
-        scale.push(load::run(&serve_tool, "scale", threads, &url, options.scale, timeout).await);
-        eprintln!(
-            "scale {threads} done ({:.0} s)",
-            started.elapsed().as_secs_f64()
-        );
+    if !fake_load.is_empty() {
+        eprintln!("fake load done ({:.0} s)", started.elapsed().as_secs_f64());
     }
-    let scale_profile = dir
-        .path()
-        .join("serve-profiles")
-        .join("local")
-        .join("scale-0");
-    let scale_memory = profiles::pss_mib(&scale_profile.display().to_string());
 
-    let profiles = profiles::measure(
-        &in_process,
-        &dir.path().join("inprocess-profiles"),
-        &site,
-        &dir.path().join("store-bench"),
-    )
-    .await;
+    // Next to Playwright: the load rows and the cold start, on `serve` as a process of its own.
+    let (load, cold) = if options.runs("load") || options.runs("cold") {
+        match binaries(["nanomuse-browser"]) {
+            Ok([serve_binary]) => {
+                let (load, cold) = versus::measure(
+                    &options,
+                    &site,
+                    dir.path(),
+                    &serve_binary,
+                    options.runs("load"),
+                    options.runs("cold"),
+                )
+                .await;
+                eprintln!(
+                    "load and cold start done ({:.0} s)",
+                    started.elapsed().as_secs_f64()
+                );
+                (load.map(Ok), cold.map(Ok))
+            }
+            Err(why) => (
+                options.runs("load").then(|| Err(why.clone())),
+                options.runs("cold").then_some(Err(why)),
+            ),
+        }
+    } else {
+        (None, None)
+    };
+
+    let profiles = if options.runs("profiles") {
+        Some(
+            profiles::measure(
+                &in_process,
+                &dir.path().join("inprocess-profiles"),
+                &site,
+                &dir.path().join("store-bench"),
+            )
+            .await,
+        )
+    } else {
+        None
+    };
 
     shutdown.cancel();
     serve.await.unwrap().unwrap();
@@ -374,8 +426,8 @@ async fn main() {
         frame_bytes,
         fake_runs,
         fake_load,
-        scale,
-        scale_memory,
+        load,
+        cold,
         profiles,
         peer,
         phone,

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use nanomuse_proto::*;
 use nanomuse_worker::ChromiumBackend;
 
+use crate::procs::pss_mib;
 use crate::{Stats, stats};
 use nanomuse_tests::{chromium_pid, process_ended};
 
@@ -137,58 +138,4 @@ pub async fn measure(
         frame_bytes: shot.jpeg.len(),
         frame_writes: writes as f64 / at.elapsed().as_secs_f64(),
     }
-}
-
-/// Proportional set size of the processes whose command line names `needle` and all their
-/// descendants (Chromium's renderers do not repeat the profile path), in MiB.
-pub fn pss_mib(needle: &str) -> f64 {
-    let mut parents = std::collections::HashMap::new();
-    let mut roots = std::collections::HashSet::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let ppid = stat
-            .rsplit(')')
-            .next()
-            .and_then(|rest| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
-        parents.insert(pid, ppid.unwrap_or(0));
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).contains(needle) {
-            roots.insert(pid);
-        }
-    }
-    let in_tree = |mut pid: u32| loop {
-        if roots.contains(&pid) {
-            return true;
-        }
-        match parents.get(&pid) {
-            Some(&parent) if parent > 1 => pid = parent,
-            _ => return false,
-        }
-    };
-    let mut kib = 0u64;
-    for &pid in parents.keys().filter(|&&pid| in_tree(pid)) {
-        let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
-            continue;
-        };
-        for line in rollup.lines() {
-            if let Some(value) = line.strip_prefix("Pss:") {
-                kib += value
-                    .trim()
-                    .trim_end_matches("kB")
-                    .trim()
-                    .parse::<u64>()
-                    .unwrap_or(0);
-            }
-        }
-    }
-    kib as f64 / 1024.0
 }

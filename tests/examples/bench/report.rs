@@ -3,15 +3,27 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::cold::Cold;
 use crate::live::LiveRow;
 use crate::load::Load;
 use crate::phone::PhoneRow;
 use crate::profiles::Profiles;
 use crate::steps::Acted;
+use crate::versus::{self, ColdRun, LoadRun};
 use crate::{FAKE_CAPACITY, FAKE_LOAD, LOAD_WORKSPACES, Options, Runs, Stats};
 
 /// The overhead the issue allows the controller and its gRPC hop, at the median, in ms.
 const HOP_TARGET_MS: f64 = 2.0;
+/// Issue 19's targets: at this many agents ours does at least `LOAD_RATE_TARGET` times
+/// Playwright's actions/s with a p95 no higher than Playwright's; a new workspace answers in at
+/// most `NEW_TARGET` of Playwright's launch + first page, a relaunch in at most
+/// `RELAUNCH_TARGET`.
+const TARGET_AGENTS: usize = 16;
+const LOAD_RATE_TARGET: f64 = 1.2;
+const NEW_TARGET: f64 = 0.5;
+const RELAUNCH_TARGET: f64 = 1.0;
+/// The agent counts the CPU-per-process table shows.
+const CPU_AGENTS: [usize; 2] = [4, 16];
 
 pub struct Row {
     pub name: &'static str,
@@ -37,13 +49,14 @@ pub struct Results {
     pub frame_bytes: usize,
     pub fake_runs: Runs,
     pub fake_load: Vec<Load>,
-    pub scale: Vec<Load>,
-    /// PSS of the first scale workspace's browser after the scale run, in MiB.
-    pub scale_memory: f64,
-    pub profiles: Profiles,
+    /// Ours next to Playwright under load; None when not run, Err when not measured.
+    pub load: Option<Result<LoadRun, String>>,
+    pub cold: Option<Result<ColdRun, String>>,
+    pub profiles: Option<Profiles>,
     pub peer: Result<BTreeMap<String, Stats>, String>,
     pub phone: Vec<PhoneRow>,
-    pub live: LiveRow,
+    /// None when not run (`--only`).
+    pub live: Option<LiveRow>,
     pub seconds: f64,
 }
 
@@ -76,10 +89,31 @@ pub fn markdown(options: &Options, results: &Results) -> String {
         runs.warmup,
     )
     .unwrap();
-    steps_table(&mut md, results);
-    overhead(&mut md, results);
-    scale(&mut md, options, results);
-    profiles(&mut md, results);
+    if let Some(only) = &options.only {
+        writeln!(
+            md,
+            "Only part of the benchmark ran: `--only {}`.\n",
+            only.join(",")
+        )
+        .unwrap();
+    }
+    if !results.rows.is_empty() {
+        steps_table(&mut md, results);
+        overhead(&mut md, results);
+    }
+    if let Some(load) = &results.load {
+        load_versus(&mut md, options, results, load);
+    }
+    if let Some(cold) = &results.cold {
+        cold_versus(&mut md, cold);
+    }
+    phone(&mut md, results);
+    if let Some(live) = &results.live {
+        md.push_str(&live_section(live));
+    }
+    if let Some(profiles) = &results.profiles {
+        self::profiles(&mut md, results, profiles);
+    }
     md
 }
 
@@ -208,7 +242,7 @@ fn overhead(md: &mut String, results: &Results) {
         FAKE_LOAD.as_secs()
     )
     .unwrap();
-    load_table(md, &results.fake_load, false);
+    load_table(md, &results.fake_load);
     mcp_path(md, results);
 }
 
@@ -252,47 +286,273 @@ fn mcp_path(md: &mut String, results: &Results) {
     }
 }
 
-fn scale(md: &mut String, options: &Options, results: &Results) {
+/// "yes" or "no, …" for a target, computed.
+fn met(holds: bool) -> &'static str {
+    if holds { "**met**" } else { "**not met**" }
+}
+
+fn ratio(ours: f64, theirs: f64) -> String {
+    format!("{:.2}×", ours / theirs)
+}
+
+fn ms(value: Option<f64>) -> String {
+    value.map_or("—".into(), |v| format!("{v:.1}"))
+}
+
+fn load_versus(
+    md: &mut String,
+    options: &Options,
+    results: &Results,
+    load: &Result<LoadRun, String>,
+) {
     writeln!(
         md,
-        "\n## Scale (serve, one worker in-process, `navigate` on {LOAD_WORKSPACES} workspaces)\n\n\
-         Concurrent agents, each on a thread of its own spread over {LOAD_WORKSPACES} workspaces \
-         (a browser each), navigating to the small page back to back for {} s after one untimed \
-         navigate that opened their page (closed loop). The worker carries {} actions at once; \
-         the rest wait in the controller's queue. **actions/s**: replies over the time until the \
-         last came back; **median**, **p95**: per action; **failed**: refused or unanswered \
-         (the untimed first navigates included), left out of the other columns.\n",
+        "\n## Load: ours next to Playwright\n\n\
+         Concurrent agents spread over {LOAD_WORKSPACES} browsers, each in a closed loop on the \
+         small page for {} s ({} s at 64 agents) after one untimed step that opened its page. \
+         **Ours**: `Act` `navigate` over gRPC, each agent a thread of its own, on \
+         `nanomuse-browser serve` run as a process of its own with its default configuration \
+         (but a 60 s queue deadline), a workspace (browser) per {LOAD_WORKSPACES}th agent; the \
+         reply carries the listing and the frame (JPEG) follows it; the worker carries {} \
+         actions at once, the rest queue in the controller. **Playwright**: Python Playwright's \
+         async API, {LOAD_WORKSPACES} `launch_persistent_context`s on the same Chromium and \
+         flags, a page per agent, each looping `goto(wait_until=\"load\")` + `evaluate` of the \
+         same listing function + `screenshot(type=\"jpeg\", quality=70)`. Each of \
+         Playwright's rows runs right before ours at the same count. **actions/s**: answered \
+         over the time until the last came back; **median**, **p95**: per action, ms; \
+         **failed**: refused, raised or unanswered (the untimed first steps included); \
+         **CPU ms/action**: CPU time of all the side's processes over the row (below) over its \
+         answered actions.\n",
         options.scale.as_secs(),
+        versus::seconds(options, 64).as_secs(),
         results.worker_capacity,
     )
     .unwrap();
-    load_table(md, &results.scale, true);
-}
-
-fn load_table(md: &mut String, rows: &[Load], failures: bool) {
-    md.push_str("| concurrent threads | actions/s | median | p95 |");
-    md.push_str(if failures { " failed |\n" } else { "\n" });
-    md.push_str("|---|---|---|---|");
-    md.push_str(if failures { "---|\n" } else { "\n" });
-    for row in rows {
-        let (median, p95) = row.stats.map_or(("—".into(), "—".into()), |s| {
-            (format!("{:.1}", s.median), format!("{:.1}", s.p95))
-        });
-        write!(
+    let run = match load {
+        Ok(run) => run,
+        Err(why) => {
+            writeln!(md, "Not measured: {why}").unwrap();
+            return;
+        }
+    };
+    let theirs = run.playwright.as_ref().ok();
+    let peer_row =
+        |agents: usize| theirs.and_then(|rows| rows.iter().find(|r| r.threads == agents));
+    md.push_str(
+        "| agents | actions/s: ours | Playwright | ours / PW | median: ours | Playwright \
+         | p95: ours | Playwright | failed: ours | Playwright | CPU ms/action: ours | Playwright |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for ours in &run.ours {
+        let pw = peer_row(ours.threads);
+        let pw_rate = pw.map_or("—".into(), |p| format!("{:.1}", p.rate));
+        let rate_ratio = pw.map_or("—".into(), |p| ratio(ours.rate, p.rate));
+        let median = |l: Option<&Load>| ms(l.and_then(|l| l.stats).map(|s| s.median));
+        let p95 = |l: Option<&Load>| ms(l.and_then(|l| l.stats).map(|s| s.p95));
+        let failed = |l: Option<&Load>| l.map_or("—".into(), |l| l.failed.to_string());
+        let cpu = |l: Option<&Load>| ms(l.and_then(|l| l.cpu_per_action(None)));
+        writeln!(
             md,
-            "| {} | {:.1} | {median} | {p95} |",
-            row.threads, row.rate
+            "| {} | {:.1} | {pw_rate} | {rate_ratio} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            ours.threads,
+            ours.rate,
+            median(Some(ours)),
+            median(pw),
+            p95(Some(ours)),
+            p95(pw),
+            failed(Some(ours)),
+            failed(pw),
+            cpu(Some(ours)),
+            cpu(pw),
         )
         .unwrap();
-        if failures {
-            write!(md, " {} |", row.failed).unwrap();
+    }
+    if let Err(why) = &run.playwright {
+        writeln!(md, "\nPlaywright's rows were not measured: {why}").unwrap();
+    }
+    let target = run.ours.iter().find(|r| r.threads == TARGET_AGENTS);
+    match (target, peer_row(TARGET_AGENTS)) {
+        (Some(ours), Some(pw)) => {
+            let rate = ours.rate / pw.rate;
+            let p95 = match (ours.stats, pw.stats) {
+                (Some(o), Some(p)) => Some((o.p95, p.p95)),
+                _ => None,
+            };
+            let p95_holds = p95.is_some_and(|(o, p)| o <= p);
+            writeln!(
+                md,
+                "\nTarget at {TARGET_AGENTS} agents: ours ≥ {LOAD_RATE_TARGET}× Playwright's \
+                 actions/s with a p95 no higher than Playwright's. Actions/s: {rate:.2}×, {}; \
+                 p95: {}, {}.",
+                met(rate >= LOAD_RATE_TARGET),
+                p95.map_or("—".into(), |(o, p)| format!(
+                    "{o:.0} ms against {p:.0} ms"
+                )),
+                met(p95_holds),
+            )
+            .unwrap();
+        }
+        _ => writeln!(
+            md,
+            "\nTarget at {TARGET_AGENTS} agents: not computed (a row is missing)."
+        )
+        .unwrap(),
+    }
+    cpu_by_process(md, run);
+}
+
+/// What each process kind is, for the CPU table.
+fn kind_label(kind: &str) -> String {
+    match kind {
+        "nanomuse-browser" => {
+            "`nanomuse-browser serve` (controller + worker + egress proxy, one process)".into()
+        }
+        "agents" => "the agents (the benchmark's gRPC clients)".into(),
+        "node" => "node (Playwright's driver)".into(),
+        k if k.starts_with("python") => format!("{k} (the agents + Playwright's client)"),
+        k => match k.strip_prefix("chromium ") {
+            Some(kind) => format!("Chromium: {kind}"),
+            None => k.into(),
+        },
+    }
+}
+
+fn cpu_by_process<'a>(md: &mut String, run: &'a LoadRun) {
+    let theirs: &'a [Load] = run.playwright.as_deref().unwrap_or(&[]);
+    let pick = |rows: &'a [Load], agents: usize| rows.iter().find(|r| r.threads == agents);
+    let columns: Vec<(String, Option<&Load>)> = CPU_AGENTS
+        .iter()
+        .flat_map(|&n| {
+            [
+                (format!("ours, {n} agents"), pick(&run.ours, n)),
+                (format!("Playwright, {n} agents"), pick(theirs, n)),
+            ]
+        })
+        .collect();
+    let mut kinds: Vec<&String> = columns
+        .iter()
+        .filter_map(|(_, row)| *row)
+        .flat_map(|row| row.cpu.keys())
+        .collect();
+    kinds.sort_by_key(|k| (!k.starts_with("chromium"), k.as_str()));
+    kinds.dedup();
+    writeln!(
+        md,
+        "\n### CPU per action by process\n\n\
+         CPU ms (user + system, from `/proc/<pid>/stat`, children that ended and were reaped \
+         counted under their parent) per answered action over a load row, by process, the \
+         process and all its descendants sampled at the row's start and end. Ours: \
+         `nanomuse-browser serve` is one process (the controller, the worker and the egress \
+         proxy) with its Chromiums as children; the agents are the benchmark's own process \
+         (its other servers idle meanwhile). Playwright: the python process (the agents and \
+         Playwright's client), its node driver, and their Chromiums. Chromium's processes by \
+         `--type=` (none: the browser process).\n"
+    )
+    .unwrap();
+    md.push_str("| process |");
+    for (name, _) in &columns {
+        write!(md, " {name} |").unwrap();
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"---|".repeat(columns.len()));
+    md.push('\n');
+    for kind in kinds.iter().map(|k| Some(k.as_str())).chain([None]) {
+        let label = kind.map_or("**all**".into(), kind_label);
+        write!(md, "| {label} |").unwrap();
+        for (_, row) in &columns {
+            let value = row.and_then(|r| {
+                (kind.is_none() || r.cpu.contains_key(kind.unwrap_or_default()))
+                    .then(|| r.cpu_per_action(kind))
+                    .flatten()
+            });
+            write!(md, " {} |", ms(value)).unwrap();
         }
         md.push('\n');
     }
 }
 
-fn profiles(md: &mut String, results: &Results) {
-    let profiles = &results.profiles;
+fn cold_versus(md: &mut String, cold: &Result<ColdRun, String>) {
+    writeln!(
+        md,
+        "\n## Cold start: ours next to Playwright\n\n\
+         Median / p95 of {} runs each, ms. **New workspace**: ours, a new workspace's first \
+         `Act` `navigate` to the small page on `nanomuse-browser serve` (a process of its own, \
+         fresh, nothing else running on it) until the reply; Playwright, \
+         `launch_persistent_context` on a fresh folder + its first page + `goto` until loaded. \
+         **Relaunch**: the same workspace after `close` on its only page closed its browser \
+         (the profile stays), its next `navigate` until the reply; Playwright, the same on the \
+         folder it just closed. Both run before the load rows, ours first. Ours on serve's \
+         default configuration, whose worker keeps browsers launched ahead for new workspaces \
+         (`[worker] warm_browsers`; between two new workspaces, the relaunch run gives the \
+         pool time to refill), and on other worker configurations, each on a `serve` of its \
+         own.\n",
+        versus::COLD_RUNS
+    )
+    .unwrap();
+    let run = match cold {
+        Ok(run) => run,
+        Err(why) => {
+            writeln!(md, "Not measured: {why}").unwrap();
+            return;
+        }
+    };
+    md.push_str(
+        "| worker config | new: ours | new: Playwright | new: ours / PW | relaunch: ours \
+         | relaunch: Playwright | relaunch: ours / PW |\n|---|---|---|---|---|---|---|\n",
+    );
+    let pw: Option<Cold> = run.playwright.as_ref().ok().copied();
+    for (config, ours) in &run.ours {
+        let r = |o: Stats, p: Option<Stats>| p.map_or("—".into(), |p| ratio(o.median, p.median));
+        writeln!(
+            md,
+            "| {config} | {} | {} | {} | {} | {} | {} |",
+            fmt(Some(ours.new)),
+            fmt(pw.map(|p| p.new)),
+            r(ours.new, pw.map(|p| p.new)),
+            fmt(Some(ours.relaunch)),
+            fmt(pw.map(|p| p.relaunch)),
+            r(ours.relaunch, pw.map(|p| p.relaunch)),
+        )
+        .unwrap();
+    }
+    match (&run.playwright, run.ours.first()) {
+        (Ok(pw), Some((config, ours))) => {
+            let new = ours.new.median / pw.new.median;
+            let relaunch = ours.relaunch.median / pw.relaunch.median;
+            writeln!(
+                md,
+                "\nTargets ({config} config): a new workspace in ≤ {NEW_TARGET}× Playwright's \
+                 launch + first page: {new:.2}×, {}; a relaunch in ≤ {RELAUNCH_TARGET}×: \
+                 {relaunch:.2}×, {}.",
+                met(new <= NEW_TARGET),
+                met(relaunch <= RELAUNCH_TARGET),
+            )
+            .unwrap();
+        }
+        (Err(why), _) => writeln!(md, "\nPlaywright's cold start was not measured: {why}").unwrap(),
+        _ => {}
+    }
+}
+
+fn load_table(md: &mut String, rows: &[Load]) {
+    md.push_str("| concurrent threads | actions/s | median | p95 |\n|---|---|---|---|\n");
+    for row in rows {
+        let (median, p95) = row.stats.map_or(("—".into(), "—".into()), |s| {
+            (format!("{:.1}", s.median), format!("{:.1}", s.p95))
+        });
+        writeln!(
+            md,
+            "| {} | {:.1} | {median} | {p95} |",
+            row.threads, row.rate
+        )
+        .unwrap();
+    }
+}
+
+fn phone(md: &mut String, results: &Results) {
+    if results.phone.is_empty() {
+        return;
+    }
     writeln!(
         md,
         "\n## The phone path\n\n\
@@ -314,9 +574,9 @@ fn profiles(md: &mut String, results: &Results) {
         )
         .unwrap();
     }
+}
 
-    md.push_str(&live_section(&results.live));
-
+fn profiles(md: &mut String, results: &Results, profiles: &Profiles) {
     writeln!(md, "\n## Profiles\n").unwrap();
     writeln!(
         md,
@@ -324,15 +584,17 @@ fn profiles(md: &mut String, results: &Results) {
         profiles.cold.median, profiles.cold.p95
     )
     .unwrap();
-    let most = results.scale.iter().map(|l| l.threads).max().unwrap_or(0);
-    writeln!(
-        md,
-        "- PSS of one live profile's Chromium with its {} pages after the scale run: \
-         {:.0} MiB",
-        most.div_ceil(LOAD_WORKSPACES),
-        results.scale_memory
-    )
-    .unwrap();
+    if let Some(Ok(load)) = &results.load {
+        let most = load.ours.iter().map(|l| l.threads).max().unwrap_or(0);
+        writeln!(
+            md,
+            "- PSS of one live profile's Chromium with its {} pages after the load rows: \
+             {:.0} MiB",
+            most.div_ceil(LOAD_WORKSPACES),
+            load.memory
+        )
+        .unwrap();
+    }
     for (pages, mib) in &profiles.pss {
         writeln!(
             md,
@@ -358,7 +620,7 @@ fn profiles(md: &mut String, results: &Results) {
     .unwrap();
 }
 
-/// The live take-over's section (`--only live` prints it alone).
+/// The live take-over's section.
 pub fn live_section(live: &LiveRow) -> String {
     format!(
         "\n## The live take-over\n\n\

@@ -6,7 +6,6 @@
 //! with the embedded `nanomuse-browser serve` (read in-process).
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use axum::Router;
 use axum::http::header;
@@ -218,15 +217,6 @@ fn tokens_file(dir: &std::path::Path) -> std::path::PathBuf {
     )
     .unwrap();
     tokens
-}
-
-async fn terminate(child: &mut tokio::process::Child) {
-    let pid = child.id().expect("still running").to_string();
-    std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap();
-    let _ = tokio::time::timeout(Duration::from_secs(30), child.wait()).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

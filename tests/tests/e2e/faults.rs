@@ -647,6 +647,9 @@ impl Backend for InstantBackend {
     async fn close(&self, _: CloseRequest) -> Result<CloseReply, BackendError> {
         Ok(CloseReply {})
     }
+    async fn upload(&self, _: UploadRequest) -> Result<UploadReply, BackendError> {
+        Ok(UploadReply::default())
+    }
 }
 
 /// Serves [`InstantBackend`] on a socket of its own; returns its address.

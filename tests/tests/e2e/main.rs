@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod card;
+mod cli;
 mod controller;
 mod crash;
 mod deploy;
@@ -25,6 +26,8 @@ mod stops;
 mod telemetry;
 mod tenants;
 mod todomvc;
+mod upload;
 mod url_policy;
 mod wait;
+mod warm;
 mod worker;

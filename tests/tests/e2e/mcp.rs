@@ -249,7 +249,7 @@ fn check_session(report: &Value, site: SocketAddr, cancel: bool) -> String {
     thread
 }
 
-/// The fourteen tools, each with an object schema carrying its bounds.
+/// The sixteen tools, each with an object schema carrying its bounds.
 fn check_tools(tools: &Value) {
     let tools = tools.as_array().unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -271,6 +271,7 @@ fn check_tools(tools: &Value) {
             "browser_scroll",
             "browser_state",
             "browser_type",
+            "browser_upload",
             "browser_wait",
         ]
     );
@@ -368,18 +369,6 @@ impl Hosted {
         self.worker.stop().await;
         terminate(&mut self.controller).await;
     }
-}
-
-/// SIGTERM, and the process ends cleanly.
-async fn terminate(child: &mut tokio::process::Child) {
-    let pid = child.id().expect("still running").to_string();
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let status = child.wait().await.unwrap();
-    assert!(status.success(), "ended with {status}");
 }
 
 /// A raw MCP POST (the refusals are HTTP's, before any MCP client logic).

@@ -205,6 +205,10 @@ fn route_call(method: &str, route: &str, ids: &Ids, site: SocketAddr) -> (String
         ("POST", "/api/browser/{thread}/back") => {
             (format!("/api/browser/{t}/back"), Some(json!({})))
         }
+        ("POST", "/api/browser/{thread}/upload") => (
+            format!("/api/browser/{t}/upload"),
+            Some(json!({"n": 1, "files": [{"name": "b.txt", "content_base64": "Yg=="}]})),
+        ),
         ("GET", "/api/workspaces/{workspace}/downloads") => {
             ("/api/workspaces/default/downloads".into(), None)
         }
@@ -272,6 +276,15 @@ fn action_of(name: &str, site: SocketAddr) -> Action {
         }),
         "state" => Action::State(StateAction {}),
         "downloads" => Action::Downloads(DownloadsAction {}),
+        "upload" => Action::Upload(UploadAction {
+            n: 1,
+            files: vec![UploadFile {
+                name: "b.txt".into(),
+                mime_type: String::new(),
+                content: b"b".to_vec(),
+            }],
+            downloads: vec![],
+        }),
         other => panic!(
             "no case for action {other:?} in tests/tests/e2e/tenants.rs: add one, so another \
              tenant tries it on tenant A's threads"
@@ -1431,7 +1444,7 @@ fn the_lists_read_from_the_sources_are_whole() {
         rpc_methods("WorkerRegistry"),
         ["Register", "Heartbeat", "Drain", "ListWorkers"]
     );
-    assert_eq!(action_names().len(), 15);
+    assert_eq!(action_names().len(), 16);
     let routes: BTreeMap<String, String> = http_routes()
         .into_iter()
         .map(|(method, path)| (path, method))

@@ -559,6 +559,38 @@ async fn a_killed_chromium_is_relaunched_by_the_next_op_with_its_cookies() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn cookies_a_fetch_set_survive_a_chromium_killed_right_after_its_reply() {
+    let (site, dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    b.open(open_request("f", false)).await.unwrap();
+    navigate(b, "f", format!("http://{site}/page")).await;
+    let fetched = b
+        .fetch(FetchRequest {
+            session: session("f"),
+            url: format!("http://{site}/set-cookies"),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(fetched.status, 200);
+    let pid = chromium_pid(&profile_dir(dir.path())).expect("chromium runs");
+    std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(eventually(Duration::from_secs(10), || process_ended(pid)).await);
+
+    navigate(b, "f", format!("http://{site}/echo-cookies")).await;
+    let sent = eval(b, "f", "() => document.body.innerText").await;
+    assert_eq!(
+        sent,
+        json!("persistent=kept; session=gone"),
+        "the fetch's cookies were lost in the crash"
+    );
+    worker.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn closing_the_only_page_keeps_the_workspace_session_cookies() {
     // A browser left without a window ends its session and drops session cookies: closing a
     // workspace's last page must not log it out of anything.

@@ -167,7 +167,8 @@ async fn cookie_header(page: &PageHandle, url: &str) -> Result<String> {
 }
 
 /// Writes the `Set-Cookie`s of a response from `url` into the profile that the browser would
-/// have kept ([`crate::set_cookie`]): none for another site, none for a public suffix.
+/// have kept ([`crate::set_cookie`]): none for another site, none for a public suffix; then
+/// the profile's cookie snapshot.
 async fn store_cookies(
     page: &PageHandle,
     url: &url::Url,
@@ -184,6 +185,11 @@ async fn store_cookies(
     if !cookies.is_empty() {
         page.cdp("Network.setCookies", json!({"cookies": cookies}))
             .await?;
+        // Before the reply, as after any op that set cookies: a login by fetch survives a
+        // crash right after it.
+        if let Err(error) = page.cookies.save().await {
+            tracing::warn!(%error, "cookie snapshot failed");
+        }
     }
     Ok(())
 }

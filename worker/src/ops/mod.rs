@@ -1,4 +1,4 @@
-//! The 14 ops on a Chromium page, one module each; [`crate::backend`] dispatches to them.
+//! The 15 ops on a Chromium page, one module each; [`crate::backend`] dispatches to them.
 
 pub mod back;
 pub mod close;
@@ -14,6 +14,7 @@ pub mod settle;
 pub mod state;
 pub mod tap;
 pub mod type_text;
+pub mod upload;
 
 use chromiumoxide::cdp::browser_protocol::page::EventLifecycleEvent;
 use chromiumoxide::listeners::EventStream;

@@ -8,8 +8,13 @@ use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
 pub async fn run(page: &PageHandle, request: &TapRequest) -> Result<TapReply> {
+    dispatch(page, request.x, request.y).await?;
+    Ok(TapReply {})
+}
+
+/// The tap's input events at (x, y), refused outside the viewport (upload taps this way too).
+pub async fn dispatch(page: &PageHandle, x: f64, y: f64) -> Result<()> {
     let settings = page.settings();
-    let (x, y) = (request.x, request.y);
     let inside = x.is_finite()
         && y.is_finite()
         && (0.0..settings.width as f64).contains(&x)
@@ -43,6 +48,5 @@ pub async fn run(page: &PageHandle, request: &TapRequest) -> Result<TapReply> {
             })
             .collect()
     };
-    page.cdp_in_order(&events).await?;
-    Ok(TapReply {})
+    page.cdp_in_order(&events).await
 }

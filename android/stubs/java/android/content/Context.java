@@ -7,6 +7,7 @@ public abstract class Context {
     public final native <T> T getSystemService(Class<T> serviceClass);
     public abstract SharedPreferences getSharedPreferences(String name, int mode);
     public abstract java.io.File getFilesDir();
+    public abstract java.io.File getCacheDir();
     public abstract java.io.File getExternalFilesDir(String type);
     public abstract void startActivity(Intent intent);
     public abstract ComponentName startForegroundService(Intent service);

@@ -7,6 +7,7 @@ public class ContextWrapper extends Context {
     public native android.content.res.Resources getResources();
     public native SharedPreferences getSharedPreferences(String name, int mode);
     public native java.io.File getFilesDir();
+    public native java.io.File getCacheDir();
     public native java.io.File getExternalFilesDir(String type);
     public native void startActivity(Intent intent);
     public native ComponentName startForegroundService(Intent service);

@@ -7,4 +7,12 @@ public class WebChromeClient {
     public boolean onJsBeforeUnload(WebView view, String url, String message, JsResult result) { return false; }
     public void onPermissionRequest(PermissionRequest request) {}
     public void onGeolocationPermissionsShowPrompt(String origin, GeolocationPermissions.Callback callback) {}
+    public boolean onShowFileChooser(WebView webView, ValueCallback<android.net.Uri[]> filePathCallback, FileChooserParams fileChooserParams) { return false; }
+
+    public abstract static class FileChooserParams {
+        public static final int MODE_OPEN = 0;
+        public static final int MODE_OPEN_MULTIPLE = 1;
+        public abstract int getMode();
+        public abstract String[] getAcceptTypes();
+    }
 }

@@ -25,6 +25,7 @@ import android.webkit.JsResult
 import android.webkit.PermissionRequest
 import android.webkit.RenderProcessGoneDetail
 import android.webkit.URLUtil
+import android.webkit.ValueCallback
 import android.webkit.WebChromeClient
 import android.webkit.WebResourceError
 import android.webkit.WebResourceRequest
@@ -49,6 +50,7 @@ import nanomuse.device.protocol.PageInfo
 import nanomuse.device.protocol.Profile
 import nanomuse.device.protocol.Screenshot
 import nanomuse.device.protocol.Scripts
+import nanomuse.device.protocol.UploadFile
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import okhttp3.RequestBody.Companion.toRequestBody
@@ -64,7 +66,7 @@ import java.util.concurrent.TimeoutException
 import kotlin.math.roundToInt
 
 /**
- * The fourteen ops on one offscreen WebView — the phone's "one tab" (spec: "How the phone's
+ * The fifteen ops on one offscreen WebView — the phone's "one tab" (spec: "How the phone's
  * browser works"; facts: shared/notes/android.md).
  *
  * - The WebView lives in a [VirtualScreen]: a private virtual display whose frames go into an
@@ -124,6 +126,14 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         /** (url, description) of the last main-frame load error. */
         var mainError: Pair<String, String>? = null
         var lastUrl: String? = null
+        /** An upload waiting for the file chooser its tap opens (onShowFileChooser). Main thread. */
+        var chooser: PendingChooser? = null
+    }
+
+    /** What an upload hands the chooser its tap opens, and how that went. */
+    private class PendingChooser(val files: List<android.net.Uri>, val count: Int) {
+        /** True when the chooser took several files; an exception when it refused them. */
+        val answered = CompletableFuture<Boolean>()
     }
 
     /** Someone waiting for a load ([target]: a navigation) or a history step ([history]). */
@@ -397,6 +407,30 @@ class DeviceBrowser(context: Context) : BrowserEngine {
     override fun profile(profile: Profile) {
         val page = needPage()
         onMain("profile") { applyProfile(page, profile) }
+    }
+
+    /**
+     * The tap, with the files waiting for the chooser it opens: the WebView asks the app
+     * (ChromeClient.onShowFileChooser) instead of showing a picker, and gets them as file Uris
+     * of the app's cache dir. Written before the tap, each upload in a folder of its own.
+     */
+    override fun upload(x: Double, y: Double, files: List<UploadFile>): Boolean {
+        val page = needPage()
+        val folder = File(File(app.cacheDir, "uploads"), java.util.UUID.randomUUID().toString())
+        val uris = files.mapIndexed { i, file ->
+            val target = File(File(folder, i.toString()), file.name)
+            target.parentFile?.mkdirs()
+            target.writeBytes(file.content)
+            android.net.Uri.fromFile(target)
+        }
+        val pending = PendingChooser(uris, files.size)
+        onMain("upload") { page.chooser = pending }
+        try {
+            tap(x, y)
+            return await(pending.answered, UploadFile.CHOOSER_WAIT_MS) { BrowserException.precondition(UploadFile.NO_CHOOSER) }
+        } finally {
+            onMain("upload") { if (page.chooser === pending) page.chooser = null }
+        }
     }
 
     override fun close() {
@@ -895,6 +929,30 @@ class DeviceBrowser(context: Context) : BrowserEngine {
 
         override fun onPermissionRequest(request: PermissionRequest) = request.deny()
 
+        /** An upload's chooser gets its files; any other the user answers on screen, or none offscreen. */
+        override fun onShowFileChooser(
+            webView: WebView,
+            filePathCallback: ValueCallback<Array<android.net.Uri>>,
+            fileChooserParams: FileChooserParams,
+        ): Boolean {
+            val pending = page.chooser
+            if (pending == null) {
+                if (onScreen()) return false
+                filePathCallback.onReceiveValue(null)
+                return true
+            }
+            page.chooser = null
+            val multiple = fileChooserParams.mode == FileChooserParams.MODE_OPEN_MULTIPLE
+            if (!multiple && pending.count > 1) {
+                filePathCallback.onReceiveValue(null)
+                pending.answered.completeExceptionally(UploadFile.tooMany(pending.count))
+                return true
+            }
+            filePathCallback.onReceiveValue(pending.files.toTypedArray())
+            pending.answered.complete(multiple)
+            return true
+        }
+
         override fun onGeolocationPermissionsShowPrompt(origin: String, callback: GeolocationPermissions.Callback) =
             callback.invoke(origin, false, false)
     }
@@ -937,7 +995,7 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         private const val HISTORY_SETTLE_MS = 100L
         private const val BRIDGE_BACKSTOP_MS = 1_000L
         private const val MAX_REDIRECTS = 20
-        /** Base64 inside a 16 MiB message leaves room for about 12 MiB. */
+        /** Base64 inside a 32 MiB message leaves room for about 24 MiB. */
         private const val MAX_FETCH_BYTES = 10 * 1024 * 1024
 
         /** The named keys' Android key codes, by their DOM code. */

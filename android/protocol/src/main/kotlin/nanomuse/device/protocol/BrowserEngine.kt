@@ -1,7 +1,7 @@
 package nanomuse.device.protocol
 
 /**
- * The browser a phone lends: the fourteen ops of the protocol, with their arguments already
+ * The browser a phone lends: the fifteen ops of the protocol, with their arguments already
  * checked and defaulted by [Dispatcher]. Coordinates and sizes are CSS px of the viewport.
  *
  * Calls come from the client's worker threads, several at once; an implementation makes its
@@ -46,6 +46,30 @@ interface BrowserEngine {
 
     /** The page goes; cookies stay. */
     fun close()
+
+    /**
+     * Taps ([x], [y]) as [tap] does and answers the file chooser the tap opens with [files]
+     * (already checked: 1..10 plain names, 10 MiB each, 20 MiB in all); true when the chooser
+     * takes several files. No chooser within [UploadFile.CHOOSER_WAIT_MS] is a precondition
+     * failure; more than one file for a single-file chooser an invalid argument, nothing set.
+     */
+    fun upload(x: Double, y: Double, files: List<UploadFile>): Boolean
+}
+
+/** A file `upload` gives a page's file chooser. */
+class UploadFile(val name: String, val mimeType: String, val content: ByteArray) {
+    companion object {
+        const val MAX_FILES = 10
+        const val MAX_FILE_BYTES = 10 * 1024 * 1024
+        const val MAX_TOTAL_BYTES = 20 * 1024 * 1024
+        /** How long after the tap a file chooser may take to open (the worker's bound). */
+        const val CHOOSER_WAIT_MS = 2_000L
+
+        /** The worker's sentence for a tap that opened no chooser. */
+        const val NO_CHOOSER = "the element opened no file chooser within 2 s — upload needs a file input, its label, or a control that opens one"
+
+        fun tooMany(given: Int) = BrowserException.invalid("the file chooser takes one file, and $given were given: upload one")
+    }
 }
 
 /** A failure with its protocol code and a sentence a person or a model can act on. */

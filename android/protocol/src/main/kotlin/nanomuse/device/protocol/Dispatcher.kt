@@ -159,6 +159,14 @@ class Dispatcher(
             engine.close()
             linkedMapOf()
         }
+        "upload" -> {
+            val x = args.needNumber("upload", "x")
+            val y = args.needNumber("upload", "y")
+            if (!x.isFinite() || !y.isFinite() || x < 0 || y < 0) {
+                throw BrowserException.invalid("($x, $y) is outside the viewport")
+            }
+            linkedMapOf("multiple" to engine.upload(x, y, uploadFiles(args)))
+        }
         else -> throw BrowserException.invalid(
             "unknown browser op ${Json.quote(op)}; the ops are ${OPS.joinToString(", ")}",
         )
@@ -213,11 +221,47 @@ class Dispatcher(
         return FetchRequest(url, method.uppercase(), headers, body)
     }
 
+    /** An upload's files, checked as the worker checks them (`proto/src/upload.rs`). */
+    private fun uploadFiles(args: Fields): List<UploadFile> {
+        val items = args.list("files") ?: throw BrowserException.invalid("upload needs files (a list)")
+        if (items.isEmpty()) throw BrowserException.invalid("upload needs at least one file")
+        if (items.size > UploadFile.MAX_FILES) {
+            throw BrowserException.invalid("${items.size} files is too many for one upload: at most ${UploadFile.MAX_FILES}")
+        }
+        var total = 0L
+        return items.mapIndexed { i, item ->
+            val file = item as? Map<*, *> ?: throw BrowserException.invalid("upload's files[$i] must be {name, mime_type, content}")
+            val name = file["name"] as? String ?: throw BrowserException.invalid("upload's files[$i].name must be a string")
+            val why = when {
+                name.isEmpty() -> "it is empty"
+                name.contains('/') || name.contains('\\') -> "a name has no path (no / or \\)"
+                name.any { it.isISOControl() } -> "it holds a control character"
+                name.startsWith('.') -> "it starts with a dot"
+                name.toByteArray().size > 255 -> "it is longer than 255 bytes"
+                else -> null
+            }
+            if (why != null) throw BrowserException.invalid("${Json.quote(name)} cannot be an uploaded file's name: $why")
+            val content = try {
+                Base64.getDecoder().decode(file["content"] as? String ?: "")
+            } catch (e: IllegalArgumentException) {
+                throw BrowserException.invalid("upload's files[$i].content is not base64: ${e.message}")
+            }
+            if (content.size > UploadFile.MAX_FILE_BYTES) {
+                throw BrowserException.exhausted("${Json.quote(name)} is more than an upload takes per file (10 MiB)")
+            }
+            total += content.size
+            if (total > UploadFile.MAX_TOTAL_BYTES) {
+                throw BrowserException.exhausted("the files come to more than one upload takes (20 MiB)")
+            }
+            UploadFile(name, file["mime_type"] as? String ?: "", content)
+        }
+    }
+
     companion object {
-        /** The protocol's names of the fourteen ops. */
+        /** The protocol's names of the fifteen ops: the spec's fourteen, and upload. */
         val OPS = listOf(
             "open", "navigate", "evaluate", "tap", "type", "key", "scroll", "back", "settle",
-            "screenshot", "state", "fetch", "profile", "close",
+            "screenshot", "state", "fetch", "profile", "close", "upload",
         )
         const val MAX_SCRIPT_CHARS = 1024 * 1024
         const val MAX_TEXT_CHARS = 100_000

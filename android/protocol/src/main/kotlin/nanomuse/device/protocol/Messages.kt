@@ -8,7 +8,7 @@ package nanomuse.device.protocol
 object Protocol {
     const val VERSION = 1
     /** The largest message either side accepts (a screenshot is base64 inside JSON). */
-    const val MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+    const val MAX_MESSAGE_BYTES = 32 * 1024 * 1024
     /** Requests that may wait for one phone's answers at once. */
     const val MAX_PENDING = 32
     const val PING_INTERVAL_MS = 15_000L

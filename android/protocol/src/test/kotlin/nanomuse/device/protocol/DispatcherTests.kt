@@ -21,7 +21,7 @@ private fun Message.DeviceResult.expectFailed(code: ErrorCode, part: String) {
 }
 
 fun dispatcherTests() {
-    test("dispatcher: the fourteen ops reach the engine and answer as the protocol's table says") {
+    test("dispatcher: the fifteen ops reach the engine and answer as the protocol's table says") {
         val engine = FakeEngine()
         var control = false
         val d = Dispatcher(engine, "pixel-7", { control })
@@ -66,8 +66,21 @@ fun dispatcherTests() {
         d.run("profile", mapOf("user_agent" to "", "width" to 1000L, "height" to 700L, "mobile" to false)).expectOk()
         assertEquals(Profile("", 1000, 700, false), engine.profile)
         d.run("close").expectOk()
+        val b64 = Base64.getEncoder()
+        val uploaded = d.run(
+            "upload",
+            mapOf(
+                "x" to 5L, "y" to 6.5,
+                "files" to listOf(
+                    mapOf("name" to "a.txt", "mime_type" to "text/plain", "content" to b64.encodeToString("one".toByteArray())),
+                    mapOf("name" to "b.bin", "content" to b64.encodeToString("two".toByteArray())),
+                ),
+            ),
+        ).expectOk()
+        assertEquals(mapOf("multiple" to true), uploaded)
+        check(engine.calls.contains("upload[5.0, 6.5, [a.txt:one, b.bin:two]]")) { "${engine.calls}" }
         assertEquals(
-            listOf("open", "navigate", "evaluate", "tap", "type", "key", "scroll", "back", "settle", "screenshot", "state", "fetch", "profile", "close"),
+            listOf("open", "navigate", "evaluate", "tap", "type", "key", "scroll", "back", "settle", "screenshot", "state", "fetch", "profile", "close", "upload"),
             engine.calls.map { it.substringBefore('[') },
         )
         assertEquals(Dispatcher.OPS, engine.calls.map { it.substringBefore('[') })
@@ -107,6 +120,13 @@ fun dispatcherTests() {
         d.run("fetch", mapOf("url" to "https://x/", "method" to "GE T")).expectFailed(ErrorCode.INVALID_ARGUMENT, "not an HTTP method")
         d.run("fetch", mapOf("url" to "https://x/", "headers" to listOf(mapOf("name" to "a:b")))).expectFailed(ErrorCode.INVALID_ARGUMENT, "not a valid HTTP header")
         d.run("state", listOf(1)).expectFailed(ErrorCode.INVALID_ARGUMENT, "state's args must be a JSON object")
+        val one = mapOf("name" to "a.txt", "content" to "aGk=")
+        d.run("upload", mapOf("x" to 1L, "y" to 1L)).expectFailed(ErrorCode.INVALID_ARGUMENT, "upload needs files (a list)")
+        d.run("upload", mapOf("x" to 1L, "y" to 1L, "files" to emptyList<Any>())).expectFailed(ErrorCode.INVALID_ARGUMENT, "at least one file")
+        d.run("upload", mapOf("x" to 1L, "y" to 1L, "files" to List(11) { one })).expectFailed(ErrorCode.INVALID_ARGUMENT, "11 files is too many")
+        d.run("upload", mapOf("x" to 1L, "y" to 1L, "files" to listOf(mapOf("name" to "../x", "content" to "")))).expectFailed(ErrorCode.INVALID_ARGUMENT, "no path")
+        d.run("upload", mapOf("x" to 1L, "y" to 1L, "files" to listOf(mapOf("name" to "a", "content" to "!!")))).expectFailed(ErrorCode.INVALID_ARGUMENT, "not base64")
+        d.run("upload", mapOf("y" to 1L, "files" to listOf(one))).expectFailed(ErrorCode.INVALID_ARGUMENT, "upload needs x (a number)")
         d.dispatch(Message.DeviceRequest("1", "camera", "snap", emptyMap<String, Any?>()))
             .expectFailed(ErrorCode.INVALID_ARGUMENT, "\"camera\" ops")
     }

@@ -87,4 +87,7 @@ class FakeEngine : BrowserEngine {
         needPage()
         open = false
     }
+
+    override fun upload(x: Double, y: Double, files: List<UploadFile>) =
+        call("upload", x, y, files.map { "${it.name}:${String(it.content)}" }) { files.size > 1 }
 }

@@ -13,6 +13,7 @@ import nanomuse.device.protocol.PageInfo
 import nanomuse.device.protocol.Profile
 import nanomuse.device.protocol.Screenshot
 import nanomuse.device.protocol.Scripts
+import nanomuse.device.protocol.UploadFile
 import java.io.File
 import java.util.Base64
 import java.util.UUID
@@ -23,7 +24,7 @@ import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException
 
 /**
- * The fourteen ops on one page of a headless Chromium over CDP, done the way the phone's
+ * The fifteen ops on one page of a headless Chromium over CDP, done the way the phone's
  * `DeviceBrowser` (android/app/…/browser/DeviceBrowser.kt) does them on its WebView, so the
  * phone's own Kotlin code — [nanomuse.device.protocol.DeviceClient], the Dispatcher and the
  * page scripts of [Scripts] — runs against a real browser on a machine without Android.
@@ -60,6 +61,8 @@ class CdpBrowser(
     private val density: Double = 2.625,
     private val cookieFile: File? = null,
     private val downloads: File = File(System.getProperty("java.io.tmpdir"), "nanomuse-phone-downloads"),
+    /** Where upload writes the files it gives a chooser (the app's cache dir on the phone). */
+    private val uploads: File = File(System.getProperty("java.io.tmpdir"), "nanomuse-phone-uploads-${UUID.randomUUID()}"),
 ) : BrowserEngine {
     private val cdp = chromium.connection
     private val fetcher = Fetcher(this)
@@ -89,6 +92,8 @@ class CdpBrowser(
         val loaded = java.util.Collections.synchronizedSet(LinkedHashSet<String>())
         /** Someone waiting for a history step to commit (a back). */
         @Volatile var history: CompletableFuture<Unit>? = null
+        /** An upload waiting for the file chooser its tap opens (Page.fileChooserOpened). */
+        @Volatile var chooser: CompletableFuture<Map<*, *>>? = null
         val evaluations = ConcurrentHashMap<String, CompletableFuture<String>>()
 
         /** A CDP command on the page; what the browser refuses is a precondition the page set. */
@@ -332,6 +337,40 @@ class CdpBrowser(
     }
 
     /**
+     * DeviceBrowser.upload: the tap, then the chooser it opens answered with the files. The
+     * WebView hands the app its onShowFileChooser; Chromium its Page.fileChooserOpened while
+     * choosers are intercepted (only around the tap: the page's own choosers stay its own).
+     */
+    override fun upload(x: Double, y: Double, files: List<UploadFile>): Boolean {
+        val page = needPage()
+        val chooser = CompletableFuture<Map<*, *>>()
+        page.chooser = chooser
+        page.call("Page.setInterceptFileChooserDialog", mapOf("enabled" to true))
+        try {
+            tap(x, y)
+            val opened = await(chooser, UploadFile.CHOOSER_WAIT_MS) { BrowserException.precondition(UploadFile.NO_CHOOSER) }
+            val multiple = opened["mode"] == "selectMultiple"
+            if (!multiple && files.size > 1) throw UploadFile.tooMany(files.size)
+            val node = (opened["backendNodeId"] as? Number)?.toLong()
+                ?: throw BrowserException.precondition("the page opened a file picker that is not a file input; upload can only fill <input type=file>")
+            // A folder per upload and per file: a form may still need an earlier upload's
+            // files, and two files of one upload may share a name.
+            val folder = File(uploads, UUID.randomUUID().toString())
+            val paths = files.mapIndexed { i, file ->
+                val target = File(File(folder, i.toString()), file.name)
+                target.parentFile.mkdirs()
+                target.writeBytes(file.content)
+                target.absolutePath
+            }
+            page.call("DOM.setFileInputFiles", mapOf("files" to paths, "backendNodeId" to node))
+            return multiple
+        } finally {
+            page.chooser = null
+            runCatching { page.call("Page.setInterceptFileChooserDialog", mapOf("enabled" to false)) }
+        }
+    }
+
+    /**
      * The take-over sheet's `showIn`: the user gets the page, one is made with the profile in
      * force (the phone's own, mobile 412×915, at first) when none is open. Headless, there is
      * no sheet to move it into.
@@ -343,6 +382,7 @@ class CdpBrowser(
     /** The page goes, and the browser with it. */
     fun shutdown() {
         page?.let { runCatching { closePage(it, "the phone is stopping") } }
+        uploads.deleteRecursively()
         chromium.close()
     }
 
@@ -637,6 +677,7 @@ class CdpBrowser(
                 mapOf("accept" to true, "promptText" to (params["defaultPrompt"] as? String ?: "")),
                 page.sessionId,
             )
+            "Page.fileChooserOpened" -> page.chooser?.complete(params)
             "Inspector.targetCrashed" -> rendererGone(page)
         }
     }

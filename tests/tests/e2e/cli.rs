@@ -1,0 +1,79 @@
+//! The CLI as a user types it, against `nanomuse-browser serve` on its defaults (its worker
+//! keeps a browser launched ahead): a thread named alone is reached in whatever workspace it
+//! was made, and a new workspace's first action gets the browser launched ahead.
+
+use std::path::Path;
+use std::process::Output;
+
+use nanomuse_tests::*;
+
+async fn cli(server: &str, args: &[&str]) -> Output {
+    tokio::process::Command::new(built_binary("nanomuse-browser"))
+        .arg("--server")
+        .arg(server)
+        .args(args)
+        .env_remove("NANOMUSE_WORKSPACE")
+        .env_remove("NANOMUSE_THREAD")
+        .output()
+        .await
+        .expect("the CLI runs")
+}
+
+fn said(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_thread_named_alone_is_reached_in_its_own_workspace_and_a_new_one_gets_a_browser_launched_ahead()
+ {
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let address = free_address();
+    let mut command = tokio::process::Command::new(built_binary("nanomuse-browser"));
+    command
+        .args(["serve", "--listen", &address.to_string()])
+        .arg("--data")
+        .arg(dir.path());
+    let mut serve = spawn_quiet(command);
+    let endpoint = tonic::transport::Channel::from_shared(format!("http://{address}")).unwrap();
+    until_up(&mut serve, "nanomuse-browser serve", || endpoint.connect()).await;
+    let server = format!("http://{address}");
+
+    let page = format!("http://{site}/page");
+    let opened = cli(
+        &server,
+        &["--thread", "t2", "--workspace", "shop", "navigate", &page],
+    )
+    .await;
+    assert!(opened.status.success(), "{}", said(&opened));
+    assert!(
+        is_link(&dir.path().join("profiles").join("local").join("shop")),
+        "the new workspace did not get the browser launched ahead"
+    );
+
+    let read = cli(&server, &["--thread", "t2", "extract"]).await;
+    assert!(read.status.success(), "{}", said(&read));
+    assert!(said(&read).contains("Test page"), "{}", said(&read));
+
+    let elsewhere = cli(
+        &server,
+        &["--thread", "t2", "--workspace", "bank", "extract"],
+    )
+    .await;
+    assert!(!elsewhere.status.success());
+    assert!(
+        said(&elsewhere).contains("thread \"t2\" uses workspace \"shop\""),
+        "{}",
+        said(&elsewhere)
+    );
+    terminate(&mut serve).await;
+}
