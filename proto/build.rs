@@ -21,6 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "proto/device_gateway.proto",
             "proto/profile_transfer.proto",
             "proto/downloads.proto",
+            "proto/screencast.proto",
         ],
         &["proto"],
     )?;

@@ -34,6 +34,8 @@ pub(crate) struct Route {
     /// What the reply says first about where the action ran (a workspace moved off a
     /// drained worker, or a worker waited for).
     pub note: Option<String>,
+    /// Where the page's live view is watched: the worker's screencast, or the phone's gateway.
+    pub screencast: Option<Arc<dyn nanomuse_proto::screencast::Screencast>>,
     _worker_slot: Option<Placed>,
     _phone_turn: Option<tokio::sync::OwnedSemaphorePermit>,
 }
@@ -182,6 +184,7 @@ impl Controller {
                 backend: Observed::wrap(phone.backend.clone(), "device"),
                 name: format!("device:{}", phone.device_id),
                 note: None,
+                screencast: phone.screencast.clone(),
                 _worker_slot: None,
                 _phone_turn: Some(turn),
             });
@@ -191,6 +194,7 @@ impl Controller {
             backend: Observed::wrap(placed.worker.backend.clone(), "worker"),
             name: format!("worker:{}", placed.worker.name),
             note: placed.note.take(),
+            screencast: placed.worker.screencast.clone(),
             _worker_slot: Some(placed),
             _phone_turn: None,
         })

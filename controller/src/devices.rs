@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use nanomuse_common::hop::{InternalChannel, internal};
 use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
+use nanomuse_proto::screencast::{GrpcScreencast, Screencast};
 use nanomuse_proto::{Backend, DeviceEvent, GrpcBackend, HoldNotice, WatchDevicesRequest};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -25,6 +26,8 @@ pub struct Phone {
     /// The gateway it is connected to.
     pub gateway: String,
     pub backend: Arc<dyn Backend>,
+    /// Its live view, through its gateway's `WorkerScreencast` (screenshots back to back).
+    pub screencast: Option<Arc<dyn Screencast>>,
     /// One action at a time: the phone has one page.
     pub turn: Arc<Semaphore>,
 }
@@ -128,6 +131,8 @@ async fn watch(
     let hop_secret = controller.hop_secret();
     let backend: Arc<dyn Backend> =
         Arc::new(GrpcBackend::with_hop_secret(channel.clone(), hop_secret));
+    let screencast: Arc<dyn Screencast> =
+        Arc::new(GrpcScreencast::new(internal(channel.clone(), hop_secret)));
     let mut client = DeviceGatewayClient::new(internal(channel, hop_secret));
     let mut backoff = Duration::from_millis(100);
     while !shutdown.is_cancelled() {
@@ -146,7 +151,9 @@ async fn watch(
                         event = events.message() => event,
                     };
                     match event {
-                        Ok(Some(event)) => on_event(&controller, &gateway, &backend, event).await,
+                        Ok(Some(event)) => {
+                            on_event(&controller, &gateway, (&backend, &screencast), event).await
+                        }
                         Ok(None) | Err(_) => break,
                     }
                 }
@@ -169,7 +176,7 @@ async fn watch(
 async fn on_event(
     controller: &Controller,
     gateway: &str,
-    backend: &Arc<dyn Backend>,
+    (backend, screencast): (&Arc<dyn Backend>, &Arc<dyn Screencast>),
     event: DeviceEvent,
 ) {
     let devices = &controller.devices;
@@ -183,6 +190,7 @@ async fn on_event(
                     device_id: event.device_id,
                     gateway: gateway.to_string(),
                     backend: backend.clone(),
+                    screencast: Some(screencast.clone()),
                     turn: Arc::new(Semaphore::new(1)),
                 },
             );
@@ -268,6 +276,7 @@ mod tests {
             device_id: id.into(),
             gateway: gateway.into(),
             backend: Arc::new(GrpcBackend::new(channel)),
+            screencast: None,
             turn: Arc::new(Semaphore::new(1)),
         }
     }

@@ -59,6 +59,8 @@ pub struct LocalWorker {
     pub backend: Arc<dyn nanomuse_proto::Backend>,
     /// Its downloads folder, read without a network hop.
     pub downloads: Option<Arc<dyn nanomuse_proto::downloads::Downloads>>,
+    /// Its pages' live views, watched without a network hop.
+    pub screencast: Option<Arc<dyn nanomuse_proto::screencast::Screencast>>,
 }
 
 /// [`run`], with an in-process worker beside any that register over gRPC.
@@ -95,11 +97,12 @@ pub async fn run_with_local(
     let config = Arc::new(config);
     let controller = Arc::new(Controller::new(config.clone(), store.clone())?);
     if let Some(local) = local {
-        controller.scheduler.register_local_with_downloads(
+        controller.scheduler.register_local_with(
             &local.name,
             local.capacity,
             local.backend,
             local.downloads,
+            local.screencast,
         );
     }
     devices::spawn(

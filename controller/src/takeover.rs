@@ -1,16 +1,25 @@
 //! The user's own input on a page they hold: taps on the picture, typing into the focused
 //! field, keys, opening a URL, back and scroll. It does not take the thread's lock (the agent's
-//! action waiting for the hold has it), and each input is answered with a fresh frame.
+//! action waiting for the hold has it). Over the HTTP API each input is answered with a fresh
+//! frame; over the live view ([`Controller::live_input`]) it returns at once, the stream showing
+//! its result.
+
+use std::sync::Arc;
 
 use nanomuse_common::limits::SCROLL_MAX_PX;
+use nanomuse_proto::screencast::Screencast;
 use nanomuse_proto::*;
 
+use crate::actions::Ctx;
 use crate::app::Controller;
 use crate::error::{ControllerError, Result};
 use crate::frames::FrameMeta;
 
 /// The longest text one input types.
 const TEXT_MAX: usize = 10_000;
+
+/// The longest text one live input types, a key press per character (a paste, an IME's word).
+const LIVE_TEXT_MAX: usize = 1_000;
 
 /// How long the page may take to settle after the user's input before its picture is taken.
 const INPUT_SETTLE_MS: u32 = 3_000;
@@ -100,7 +109,8 @@ impl UserInput {
         }
     }
 
-    fn caption(&self) -> String {
+    /// What a frame after it says; never the typed text.
+    pub(crate) fn caption(&self) -> String {
         match self {
             UserInput::Tap { x, y } => format!("You tapped at ({}, {})", x.round(), y.round()),
             // What the user typed may be a password: never in a caption.
@@ -114,65 +124,14 @@ impl UserInput {
 }
 
 impl Controller {
-    /// Carries out the holder's `input` on `thread`'s page and returns the frame after it.
+    /// Carries out the holder's `input` on `thread`'s page and returns the frame after it,
+    /// once the page settled (the HTTP API: each input is answered with its picture).
     pub async fn user_input(&self, tenant: &str, thread: &str, input: UserInput) -> Result<Frame> {
-        let record = self.known_thread(tenant, thread)?;
-        if self.holds.open_hold(tenant, thread).is_none() {
-            return Err(ControllerError::Conflict(format!(
-                "nobody has taken over thread {thread:?}: take over first (POST \
-                 /api/browser/{thread}/control {{\"action\": \"take_over\"}})"
-            )));
-        }
-        input.check(record.profile.size())?;
-        if let UserInput::Open { url } = &input {
-            self.url_policies.check(tenant, url).await?;
-        }
-        let route = self.route(tenant, &record).await?;
+        let (record, route) = self.input_route(tenant, thread, &input).await?;
         let ctx = self.ctx(tenant, thread, record, &route);
-        let session = || ctx.session();
-        match &input {
-            UserInput::Tap { x, y } => {
-                ctx.op(TapRequest {
-                    session: session(),
-                    x: *x,
-                    y: *y,
-                })
-                .await?;
-            }
-            UserInput::Type { text } => {
-                ctx.op(TypeRequest {
-                    session: session(),
-                    text: text.clone(),
-                })
-                .await?;
-            }
-            UserInput::Key { key } => {
-                ctx.op(KeyRequest {
-                    session: session(),
-                    key: key.trim().to_string(),
-                })
-                .await?;
-            }
-            UserInput::Open { url } => {
-                ctx.op(NavigateRequest {
-                    session: session(),
-                    url: url.trim().to_string(),
-                    timeout_ms: 0,
-                })
-                .await?;
-            }
-            UserInput::Back => {
-                ctx.op(BackRequest { session: session() }).await?;
-            }
-            UserInput::Scroll { dy } => {
-                ctx.op(ScrollRequest {
-                    session: session(),
-                    dy: *dy,
-                })
-                .await?;
-            }
-        }
+        carry_out(&ctx, &input).await?;
         ctx.settle(INPUT_SETTLE_MS).await?;
+        let session = || ctx.session();
         let (shot, state) = tokio::join!(
             ctx.backend.screenshot(ScreenshotRequest {
                 session: session(),
@@ -191,6 +150,83 @@ impl Controller {
         crate::frames::acting(input.action(), published).await
     }
 
+    /// Carries out the holder's `input` and returns as soon as the page has it: no settle, no
+    /// picture (the live view shows what it did), so keys go through as they are typed.
+    pub async fn live_input(&self, tenant: &str, thread: &str, input: UserInput) -> Result<()> {
+        if let UserInput::Type { text } = &input
+            && text.chars().count() > LIVE_TEXT_MAX
+        {
+            return Err(ControllerError::InvalidArgument(format!(
+                "type at most {LIVE_TEXT_MAX} characters at a time on the live view; longer \
+                 text goes through POST /api/browser/{thread}/type"
+            )));
+        }
+        let (record, route) = self.input_route(tenant, thread, &input).await?;
+        let ctx = self.ctx(tenant, thread, record, &route);
+        let UserInput::Type { text } = &input else {
+            return carry_out(&ctx, &input).await;
+        };
+        // Typed as a keyboard types: each character pressed at the caret (the `type` op fills
+        // the whole field, which is what a form's "Type" means, not a keystroke).
+        for key in text.chars().filter_map(key_of) {
+            ctx.op(KeyRequest {
+                session: ctx.session(),
+                key,
+            })
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// The thread and where its page is, for `input` by the hold's holder: refused (and
+    /// nothing run) without an open hold or for input that cannot be carried out.
+    async fn input_route(
+        &self,
+        tenant: &str,
+        thread: &str,
+        input: &UserInput,
+    ) -> Result<(crate::store::ThreadRecord, crate::app::Route)> {
+        let record = self.known_thread(tenant, thread)?;
+        if self.holds.open_hold(tenant, thread).is_none() {
+            return Err(no_hold(thread));
+        }
+        input.check(record.profile.size())?;
+        if let UserInput::Open { url } = input {
+            self.url_policies.check(tenant, url).await?;
+        }
+        let route = self.route(tenant, &record).await?;
+        Ok((record, route))
+    }
+
+    /// Where `thread`'s page is watched live, and the request that watches it: only while a
+    /// hold is open (the live view is the holder's).
+    pub async fn live_source(
+        &self,
+        tenant: &str,
+        thread: &str,
+    ) -> Result<(Arc<dyn Screencast>, WatchScreenRequest)> {
+        let record = self.known_thread(tenant, thread)?;
+        if self.holds.open_hold(tenant, thread).is_none() {
+            return Err(no_hold(thread));
+        }
+        let route = self.route(tenant, &record).await?;
+        let Some(screencast) = route.screencast.clone() else {
+            return Err(ControllerError::Unavailable(format!(
+                "the page of thread {thread:?} is on {}, which has no live stream; its picture \
+                 is refreshed instead (GET /api/browser/{thread}/live)",
+                route.name
+            )));
+        };
+        let ctx = self.ctx(tenant, thread, record, &route);
+        Ok((
+            screencast,
+            WatchScreenRequest {
+                session: ctx.session(),
+                ..Default::default()
+            },
+        ))
+    }
+
     /// A picture of `thread`'s page as it is now, not stored: the card's live view while the
     /// user has the page.
     pub async fn live_picture(&self, tenant: &str, thread: &str) -> Result<ScreenshotReply> {
@@ -204,6 +240,71 @@ impl Controller {
             })
             .await?)
     }
+}
+
+/// The key that types `c`; none for a control character no key types.
+fn key_of(c: char) -> Option<String> {
+    match c {
+        '\n' | '\r' => Some("Enter".into()),
+        '\t' => Some("Tab".into()),
+        c if c.is_control() => None,
+        c => Some(c.to_string()),
+    }
+}
+
+fn no_hold(thread: &str) -> ControllerError {
+    ControllerError::Conflict(format!(
+        "nobody has taken over thread {thread:?}: take over first (POST \
+         /api/browser/{thread}/control {{\"action\": \"take_over\"}})"
+    ))
+}
+
+/// The op that carries out `input` on the page.
+async fn carry_out(ctx: &Ctx<'_>, input: &UserInput) -> Result<()> {
+    let session = || ctx.session();
+    match input {
+        UserInput::Tap { x, y } => {
+            ctx.op(TapRequest {
+                session: session(),
+                x: *x,
+                y: *y,
+            })
+            .await?;
+        }
+        UserInput::Type { text } => {
+            ctx.op(TypeRequest {
+                session: session(),
+                text: text.clone(),
+            })
+            .await?;
+        }
+        UserInput::Key { key } => {
+            ctx.op(KeyRequest {
+                session: session(),
+                key: key.trim().to_string(),
+            })
+            .await?;
+        }
+        UserInput::Open { url } => {
+            ctx.op(NavigateRequest {
+                session: session(),
+                url: url.trim().to_string(),
+                timeout_ms: 0,
+            })
+            .await?;
+        }
+        UserInput::Back => {
+            ctx.op(BackRequest { session: session() }).await?;
+        }
+        UserInput::Scroll { dy } => {
+            ctx.op(ScrollRequest {
+                session: session(),
+                dy: *dy,
+            })
+            .await?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -455,3 +455,69 @@ pub async fn serve_transfer(transfer: FakeTransfer) -> String {
     );
     address
 }
+
+/// A worker's live views: each watch gets the frames [`show`](Self::show)n from then on, and
+/// the test sees how many frames its watchers took off their streams ([`taken`](Self::taken)).
+#[derive(Default)]
+pub struct FakeScreencast {
+    watcher: Mutex<Option<tokio::sync::mpsc::UnboundedSender<ScreenFrame>>>,
+    taken: Arc<AtomicUsize>,
+    taken_changed: Arc<tokio::sync::Notify>,
+}
+
+impl FakeScreencast {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    /// A frame of the page (a `width`×`height` viewport) whose JPEG is `jpeg`, to the watcher.
+    pub fn show(&self, jpeg: &[u8], (width, height): (u32, u32)) {
+        let watcher = self.watcher.lock().unwrap();
+        let watcher = watcher.as_ref().expect("the page is watched");
+        let _ = watcher.send(ScreenFrame {
+            jpeg: jpeg.to_vec(),
+            width,
+            height,
+            ..Default::default()
+        });
+    }
+
+    /// Waits until the watchers took `count` frames in all.
+    pub async fn taken(&self, count: usize) {
+        loop {
+            let changed = self.taken_changed.notified();
+            if self.taken.load(Ordering::SeqCst) >= count {
+                return;
+            }
+            changed.await;
+        }
+    }
+
+    /// Whether a watch is open.
+    pub fn watched(&self) -> bool {
+        self.watcher
+            .lock()
+            .unwrap()
+            .as_ref()
+            .is_some_and(|w| !w.is_closed())
+    }
+}
+
+#[tonic::async_trait]
+impl nanomuse_proto::screencast::Screencast for FakeScreencast {
+    async fn watch(
+        &self,
+        _request: WatchScreenRequest,
+    ) -> std::result::Result<nanomuse_proto::screencast::FrameStream, BackendError> {
+        let (sender, frames) = tokio::sync::mpsc::unbounded_channel();
+        *self.watcher.lock().unwrap() = Some(sender);
+        use futures::StreamExt as _;
+        let (taken, changed) = (self.taken.clone(), self.taken_changed.clone());
+        let frames = tokio_stream::wrappers::UnboundedReceiverStream::new(frames).map(move |f| {
+            taken.fetch_add(1, Ordering::SeqCst);
+            changed.notify_waiters();
+            Ok(f)
+        });
+        Ok(Box::pin(frames))
+    }
+}

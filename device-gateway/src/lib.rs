@@ -81,7 +81,12 @@ pub async fn run(
         .merge(nanomuse_common::metrics::router());
     let app = tonic::service::Routes::from(phones)
         .add_service(health_service)
-        .add_service(BackendServer::service(backend))
+        .add_service(BackendServer::service(backend.clone()))
+        // The phone's live view: its protocol has no stream, so screenshots back to back while
+        // someone watches (the native stream from the app's display is the Kotlin side's).
+        .add_service(nanomuse_proto::screencast::ScreencastServer::service(
+            Arc::new(nanomuse_proto::screencast::ScreenshotLoop::new(backend)),
+        ))
         .add_service(DeviceGatewayServer::new(watch::DeviceGatewayService {
             state: state.clone(),
         }))

@@ -10,6 +10,7 @@ mod backend;
 mod client;
 pub mod downloads;
 mod error_code;
+pub mod screencast;
 pub mod scripts;
 mod seam;
 mod server;

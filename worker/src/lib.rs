@@ -19,6 +19,7 @@ pub mod ops;
 pub mod page;
 pub mod profiles;
 pub mod registration;
+pub mod screencast;
 pub mod set_cookie;
 pub mod tracker;
 pub mod transfer;
@@ -118,6 +119,9 @@ pub async fn run(
             Arc::new(downloads_service::DownloadsFolder::new(
                 &config.profiles_root,
             )),
+        ))
+        .add_service(nanomuse_proto::screencast::ScreencastServer::service(
+            Arc::new(screencast::LiveViews::new(backend.pool.clone())),
         ))
         .into_axum_router()
         .layer(nanomuse_common::hop::RequireHopSecretLayer::new(

@@ -113,6 +113,9 @@ pub async fn run_embedded(
         downloads: Some(Arc::new(
             nanomuse_worker::downloads_service::DownloadsFolder::new(&worker_config.profiles_root),
         )),
+        screencast: Some(Arc::new(nanomuse_worker::screencast::LiveViews::new(
+            worker.pool.clone(),
+        ))),
     };
     ready(address);
     let served = nanomuse_controller::run_with_local(config, listener, shutdown, Some(local)).await;

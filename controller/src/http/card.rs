@@ -1,6 +1,10 @@
 //! The browser card: one page served from the binary (no build step) that shows the thread's
 //! latest frame, and while the user has the page, a live picture to tap, a text box, keys and
-//! Done. It speaks only the public API, so the card and the API cannot drift apart.
+//! Done. The live picture comes over the holder's WebSocket (`/api/threads/{thread}/live`,
+//! [`super::live`]), which also takes the keys as they are typed in the card's key box; when it
+//! cannot open, the picture is fetched once a second instead. It speaks only the public API, so
+//! the card and the API cannot drift apart. (`connect-src 'self'` covers the same origin's
+//! `ws:`/`wss:` in Chromium: the card's e2e tests run under this policy.)
 //!
 //! It is sent with a Content-Security-Policy that lets it run only its own script and style
 //! (by their SHA-256, computed once from the page), reach only this server, and be framed only

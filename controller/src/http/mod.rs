@@ -1,6 +1,6 @@
 //! The HTTP side of the controller, on the same port as its gRPC: the JSON API of holds, the
 //! take-over and the user's input (`/api/...`), the frames as JPEG and as a Server-Sent Events
-//! stream, the browser card page (`/browser/{thread}`) and a thread's replay
+//! stream, the holder's live view over a WebSocket, the browser card page (`/browser/{thread}`) and a thread's replay
 //! (`/replay/{thread}`). Errors are JSON `{"error": "…"}` with the status from
 //! [`ControllerError::http_status`].
 
@@ -10,6 +10,7 @@ mod frames;
 pub mod guard;
 mod holds;
 mod input;
+mod live;
 mod replay;
 mod threads;
 mod upload;
@@ -102,6 +103,9 @@ pub const ROUTES: &[Route] = &[
     }),
     route(Method::GET, "/api/browser/{thread}/events", |m| {
         on(m, frames::events)
+    }),
+    route(Method::GET, "/api/threads/{thread}/live", |m| {
+        on(m, live::socket)
     }),
     route(Method::POST, "/api/browser/{thread}/upload", |m| {
         on(m, upload::upload).layer(upload::limit())

@@ -6,6 +6,7 @@ use std::time::Duration;
 use nanomuse_common::hop::{InternalChannel, internal};
 use nanomuse_proto::downloads::{Downloads, GrpcDownloads};
 use nanomuse_proto::profile_transfer_client::ProfileTransferClient;
+use nanomuse_proto::screencast::{GrpcScreencast, Screencast};
 use nanomuse_proto::{Backend, GrpcBackend, WorkerStatus};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
@@ -60,6 +61,9 @@ pub struct WorkerEntry {
     /// Where its workspaces' downloaded files are read: its `WorkerDownloads` service, or
     /// the in-process worker's folder; none for an in-process backend without one.
     pub downloads: Option<Arc<dyn Downloads>>,
+    /// Where its pages' live views are watched: its `WorkerScreencast` service, or the
+    /// in-process worker's; none for an in-process backend without one.
+    pub screencast: Option<Arc<dyn Screencast>>,
     pub(super) slots: Arc<Semaphore>,
     pub(super) last_heartbeat: Mutex<Instant>,
     /// In the same process (the embedded `serve`): no heartbeats, never down.
@@ -120,6 +124,10 @@ impl Scheduler {
             channel.clone(),
             self.hop_secret.as_ref(),
         )));
+        let screencast: Arc<dyn Screencast> = Arc::new(GrpcScreencast::new(internal(
+            channel.clone(),
+            self.hop_secret.as_ref(),
+        )));
         let transfer =
             ProfileTransferClient::new(internal(channel.clone(), self.hop_secret.as_ref()))
                 .max_decoding_message_size(GRPC_MESSAGE_MAX)
@@ -136,6 +144,7 @@ impl Scheduler {
                 ),
                 transfer: Some(transfer),
                 downloads: Some(downloads),
+                screencast: Some(screencast),
                 slots: Arc::new(Semaphore::new(capacity as usize)),
                 last_heartbeat: Mutex::new(Instant::now()),
                 local: false,
@@ -149,16 +158,18 @@ impl Scheduler {
 
     /// Adds a backend that lives in this process (the embedded `serve`), reached without gRPC.
     pub fn register_local(&self, name: &str, capacity: u32, backend: Arc<dyn Backend>) {
-        self.register_local_with_downloads(name, capacity, backend, None);
+        self.register_local_with(name, capacity, backend, None, None);
     }
 
-    /// [`Scheduler::register_local`], with the worker's downloads read in-process.
-    pub fn register_local_with_downloads(
+    /// [`Scheduler::register_local`], with the worker's downloads read and its live views
+    /// watched in-process.
+    pub fn register_local_with(
         &self,
         name: &str,
         capacity: u32,
         backend: Arc<dyn Backend>,
         downloads: Option<Arc<dyn Downloads>>,
+        screencast: Option<Arc<dyn Screencast>>,
     ) {
         self.workers.write().unwrap().insert(
             name.to_string(),
@@ -169,6 +180,7 @@ impl Scheduler {
                 backend,
                 transfer: None,
                 downloads,
+                screencast,
                 slots: Arc::new(Semaphore::new(capacity as usize)),
                 last_heartbeat: Mutex::new(Instant::now()),
                 local: true,

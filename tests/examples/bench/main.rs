@@ -18,10 +18,11 @@
 //!
 //! Then, next to Python Playwright's async peer (`versus`): the load rows (1, 4, 16, 64
 //! agents) with the CPU each side's processes spent per action, and the cold start of a new
-//! workspace and of an existing profile. `--only steps,phone,load,cold,profiles` runs a part.
+//! workspace and of an existing profile. `--only steps,phone,live,load,cold,profiles` runs a part.
 
 mod cold;
 mod fake;
+mod live;
 mod load;
 mod mcp;
 mod peer;
@@ -50,7 +51,7 @@ pub const FAKE_LOAD: Duration = Duration::from_secs(3);
 /// The fake worker's slots: more than any row's threads, so they are never the bound.
 pub const FAKE_CAPACITY: u32 = 64;
 /// The parts `--only` may name, in the order they run.
-const SECTIONS: [&str; 5] = ["steps", "phone", "load", "cold", "profiles"];
+const SECTIONS: [&str; 6] = ["steps", "phone", "live", "load", "cold", "profiles"];
 
 #[derive(Clone, Copy)]
 pub struct Stats {
@@ -268,6 +269,7 @@ async fn main() {
             capacity: FAKE_CAPACITY,
             backend: Arc::new(fake_backend),
             downloads: None,
+            screencast: None,
         }),
     )
     .await;
@@ -334,6 +336,17 @@ async fn main() {
         phone
     } else {
         Vec::new()
+    };
+
+    let live = if options.runs("live") {
+        let live = live::measure(&serve_tool, serve_address, options.runs).await;
+        eprintln!(
+            "live take-over done ({:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
+        Some(live)
+    } else {
+        None
     };
 
     // The controller alone under concurrent agents.
@@ -418,6 +431,7 @@ async fn main() {
         profiles,
         peer,
         phone,
+        live,
         seconds: started.elapsed().as_secs_f64(),
     };
     std::fs::write(&options.out, report::markdown(&options, &results)).unwrap();

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::cold::Cold;
+use crate::live::LiveRow;
 use crate::load::Load;
 use crate::phone::PhoneRow;
 use crate::profiles::Profiles;
@@ -54,6 +55,8 @@ pub struct Results {
     pub profiles: Option<Profiles>,
     pub peer: Result<BTreeMap<String, Stats>, String>,
     pub phone: Vec<PhoneRow>,
+    /// None when not run (`--only`).
+    pub live: Option<LiveRow>,
     pub seconds: f64,
 }
 
@@ -105,6 +108,9 @@ pub fn markdown(options: &Options, results: &Results) -> String {
         cold_versus(&mut md, cold);
     }
     phone(&mut md, results);
+    if let Some(live) = &results.live {
+        md.push_str(&live_section(live));
+    }
     if let Some(profiles) = &results.profiles {
         self::profiles(&mut md, results, profiles);
     }
@@ -612,4 +618,20 @@ fn profiles(md: &mut String, results: &Results, profiles: &Profiles) {
         profiles.frame_writes
     )
     .unwrap();
+}
+
+/// The live take-over's section.
+pub fn live_section(live: &LiveRow) -> String {
+    format!(
+        "\n## The live take-over\n\n\
+         On `serve`, the holder's WebSocket (`/api/threads/{{thread}}/live`, Chromium's screencast \
+         at JPEG q60, 1280×900): the frames a second it brings of a page that repaints on every \
+         animation frame, counted over 3 s; and input-to-picture, from a key sent over the socket \
+         to the first frame after it, on a page that draws each key it gets (nothing else \
+         repaints it).\n\n\
+         | frames / s (moving page) | input → frame, median / p95 ms |\n|---|---|\n\
+         | {:.1} | {} |\n",
+        live.frames_per_second,
+        fmt(Some(live.input_to_frame)),
+    )
 }

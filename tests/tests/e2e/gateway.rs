@@ -416,3 +416,65 @@ async fn a_reconnect_takes_over_and_the_controller_sees_phones_come_and_go() {
     old.stop().await;
     gateway.stop().await;
 }
+
+#[tokio::test]
+async fn the_phones_live_view_sends_a_picture_when_the_page_changes_and_none_while_still() {
+    use nanomuse_proto::screencast::{GrpcScreencast, Screencast};
+    let site = nanomuse_tests::serve_site().await;
+    let gateway = Gateway::start(|_| {}).await;
+    let phone = KotlinPhone::connect(gateway.address, "pixel", TOKEN).await;
+    gateway
+        .backend
+        .open(OpenRequest {
+            session: session(),
+            mobile: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    gateway
+        .backend
+        .navigate(navigate(&format!("http://{site}/second")))
+        .await
+        .unwrap();
+    let channel = tonic::transport::Channel::from_shared(format!("http://{}", gateway.address))
+        .unwrap()
+        .connect_lazy();
+    let live = GrpcScreencast::new(nanomuse_common::hop::internal(channel, None));
+    let mut frames = live
+        .watch(WatchScreenRequest {
+            session: session(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let first = frames.next().await.unwrap().unwrap();
+    assert_eq!(
+        (first.width, first.height),
+        (412, 915),
+        "the phone's viewport"
+    );
+    assert_eq!(nanomuse_tests::jpeg_size(&first.jpeg), (412, 915));
+    // A still page: the same picture again and again, sent once.
+    let more = tokio::time::timeout(Duration::from_secs(1), frames.next()).await;
+    assert!(more.is_err(), "a still page sent {more:?}");
+    // The page changes: its picture comes.
+    gateway
+        .backend
+        .evaluate(EvaluateRequest {
+            session: session(),
+            js: "() => { document.body.style.background = '#c33'; }".into(),
+            arg_json: "null".into(),
+        })
+        .await
+        .unwrap();
+    let changed = tokio::time::timeout(Duration::from_secs(10), frames.next())
+        .await
+        .expect("the changed page's picture came")
+        .unwrap()
+        .unwrap();
+    assert_ne!(changed.jpeg, first.jpeg);
+    drop(frames);
+    phone.stop().await;
+    gateway.stop().await;
+}

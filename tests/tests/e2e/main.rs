@@ -16,6 +16,7 @@ mod gateway;
 mod holds;
 mod kotlin_phone;
 mod listing;
+mod live;
 mod mcp;
 mod observability;
 mod parity;

@@ -29,6 +29,7 @@ use nanomuse_proto::device_gateway_client::DeviceGatewayClient;
 use nanomuse_proto::profile_transfer_client::ProfileTransferClient;
 use nanomuse_proto::worker_downloads_client::WorkerDownloadsClient;
 use nanomuse_proto::worker_registry_client::WorkerRegistryClient;
+use nanomuse_proto::worker_screencast_client::WorkerScreencastClient;
 use nanomuse_proto::*;
 use nanomuse_tests::contract::{action_names, http_routes, rpc_methods};
 use nanomuse_tests::phone::KotlinPhone;
@@ -223,6 +224,8 @@ fn route_call(method: &str, route: &str, ids: &Ids, site: SocketAddr) -> (String
         }
         ("GET", "/api/browser/{thread}/live") => (format!("/api/browser/{t}/live"), None),
         ("GET", "/api/browser/{thread}/events") => (format!("/api/browser/{t}/events"), None),
+        // A plain GET: a WebSocket's refusal comes before its upgrade, so it is the same here.
+        ("GET", "/api/threads/{thread}/live") => (format!("/api/threads/{t}/live"), None),
         ("GET", "/replay/{thread}") => (format!("/replay/{t}"), None),
         ("POST", "/api/browser/{thread}/recording") => (
             format!("/api/browser/{t}/recording"),
@@ -1040,6 +1043,11 @@ async fn workers_gateway_and_registry_take_calls_only_with_the_hop_secret() {
     let mut ops = BrowserBackendClient::new(channel(worker.address).await);
     let mut transfer = ProfileTransferClient::new(channel(worker.address).await);
     let mut downloads = WorkerDownloadsClient::new(channel(worker.address).await);
+    let mut screencast = WorkerScreencastClient::new(channel(worker.address).await);
+    let watch = || WatchScreenRequest {
+        session: session("hop-test"),
+        ..Default::default()
+    };
     let state = || StateRequest {
         session: session("hop-test"),
     };
@@ -1085,6 +1093,13 @@ async fn workers_gateway_and_registry_take_calls_only_with_the_hop_secret() {
                 },
                 secret,
             ))
+            .await
+            .map(drop)
+            .unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused}");
+        // Nor watch a page live.
+        let refused = screencast
+            .watch(with_hop(watch(), secret))
             .await
             .map(drop)
             .unwrap_err();
@@ -1138,8 +1153,15 @@ async fn workers_gateway_and_registry_take_calls_only_with_the_hop_secret() {
     ));
     let mut ops = BrowserBackendClient::new(channel(gateway).await);
     let mut devices = DeviceGatewayClient::new(channel(gateway).await);
+    let mut screencast = WorkerScreencastClient::new(channel(gateway).await);
     for secret in [None, Some("another-secret-0123456789")] {
         let refused = ops.state(with_hop(state(), secret)).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused}");
+        let refused = screencast
+            .watch(with_hop(watch(), secret))
+            .await
+            .map(drop)
+            .unwrap_err();
         assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused}");
         let refused = devices
             .watch_devices(with_hop(WatchDevicesRequest {}, secret))
