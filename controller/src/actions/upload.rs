@@ -8,6 +8,7 @@ use futures::StreamExt;
 use nanomuse_proto::downloads::check_file_name;
 use nanomuse_proto::upload::{self, MAX_FILE_BYTES, MAX_FILES, human_size};
 use nanomuse_proto::{ActReply, BackendError, UploadAction, UploadFile, UploadRequest};
+use serde_json::json;
 
 use super::{Ctx, quoted};
 use crate::app::Controller;
@@ -86,6 +87,19 @@ fn body_size(size: u64) -> usize {
     usize::try_from(size).unwrap_or(usize::MAX)
 }
 
+/// What the element at (x, y) does when tapped, if that is something other than choosing
+/// files ("is a link", "submits its form", "resets its form"); `null` for a file input, a label,
+/// or anything else (a control that may open a chooser).
+pub(crate) const TARGET_JS: &str = "(p) => { \
+    const el = document.elementFromPoint(p.x, p.y); \
+    const c = el && el.closest('input, button, label, a[href], area[href]'); \
+    if (!c || c.localName === 'label' || (c.localName === 'input' && c.type === 'file')) return null; \
+    if (c.localName === 'a' || c.localName === 'area') return 'is a link'; \
+    const type = (c.getAttribute('type') || (c.localName === 'button' ? 'submit' : '')).toLowerCase(); \
+    if (['submit', 'image'].includes(type) && c.form) return 'submits its form'; \
+    if (type === 'reset' && c.form) return 'resets its form'; \
+    return null; }";
+
 /// The action, once [`Controller::upload_files`] has gathered its files.
 pub async fn run(ctx: &mut Ctx<'_>, action: UploadAction) -> Result<ActReply> {
     if !action.downloads.is_empty() {
@@ -95,6 +109,16 @@ pub async fn run(ctx: &mut Ctx<'_>, action: UploadAction) -> Result<ActReply> {
     }
     check_files(&action.files)?;
     let (x, y, label) = ctx.element(action.n, false).await?;
+    // A tap on a link, a submit or a reset button does what it does whether a chooser opens
+    // or not: such an element is refused before the tap, so a wrong n changes nothing.
+    let target = ctx.evaluate(TARGET_JS, json!({"x": x, "y": y})).await?;
+    if let Some(what) = target.as_str() {
+        return Err(ControllerError::InvalidArgument(format!(
+            "element {} {} {what}: upload chooses files for a file input, its label, or a control              that opens a file chooser — give the number of the file input (listed as              input:file)",
+            action.n,
+            quoted(&label)
+        )));
+    }
     let names = action
         .files
         .iter()
@@ -128,7 +152,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: UploadAction) -> Result<ActReply> {
 #[cfg(test)]
 mod tests {
     use nanomuse_proto::act_request::Action;
-    use nanomuse_proto::{BackendError, UploadAction, UploadFile, UploadRequest};
+    use nanomuse_proto::{BackendError, EvaluateRequest, UploadAction, UploadFile, UploadRequest};
 
     use super::*;
     use crate::testing::*;
@@ -164,7 +188,7 @@ mod tests {
         let (reply, frame) = h.ok(upload(1, vec![file("id.pdf", 12_345)])).await;
         assert_eq!(
             h.backend.ops(),
-            ["evaluate", "upload", "settle", "evaluate"]
+            ["evaluate", "evaluate", "upload", "settle", "evaluate"]
         );
         let sent = &h.backend.requests::<UploadRequest>()[0];
         // The fake puts element n at (10n, 20n).
@@ -222,6 +246,30 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_link_or_submit_button_is_refused_before_it_is_tapped() {
+        let page = form();
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let answers = page.clone();
+        h.backend.on::<EvaluateRequest>(move |request| {
+            Ok(if request.js == TARGET_JS {
+                evaluated(json!("submits its form"))
+            } else {
+                answers.evaluate(&request)
+            })
+        });
+        let (reply, _) = h.act(upload(2, vec![file("id.pdf", 10)])).await;
+        let Err(ControllerError::InvalidArgument(message)) = reply else {
+            panic!("{reply:?}")
+        };
+        assert!(
+            message.starts_with("element 2 'Send' submits its form: upload chooses files"),
+            "{message}"
+        );
+        assert_eq!(h.backend.ops(), ["evaluate", "evaluate"]);
+    }
+
+    #[tokio::test]
     async fn without_a_listing_nothing_is_uploaded() {
         let h = Harness::showing(&form());
         let (reply, _) = h.act(upload(1, vec![file("a.txt", 1)])).await;
@@ -249,7 +297,7 @@ mod tests {
                 .contains("opened no file chooser"),
         );
         assert!(frame.is_none());
-        assert_eq!(h.backend.ops(), ["evaluate", "upload"]);
+        assert_eq!(h.backend.ops(), ["evaluate", "evaluate", "upload"]);
     }
 
     #[tokio::test]

@@ -316,6 +316,24 @@ async fn an_element_that_opens_no_chooser_and_too_many_files_are_refused_and_cha
         status.message()
     );
 
+    // The form's submit button is refused before it is tapped (a tap would send the form).
+    let send_button = element(&listed, "Send");
+    let status = try_act(
+        &mut tool,
+        "no",
+        upload(send_button, vec![file("a.txt", b"a".to_vec())]),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
+    assert!(
+        status.message().contains(&format!(
+            "element {send_button} 'Send' submits its form: upload chooses files for a file input"
+        )),
+        "{}",
+        status.message()
+    );
+
     let input = element(&listed, "Your document");
     let status = try_act(
         &mut tool,
