@@ -255,7 +255,7 @@ mod tests {
             Ok(if request.js == TARGET_JS {
                 evaluated(json!("submits its form"))
             } else {
-                answers.evaluate(&request)
+                answers.evaluate(request)
             })
         });
         let (reply, _) = h.act(upload(2, vec![file("id.pdf", 10)])).await;
