@@ -29,6 +29,21 @@ impl Running {
     }
 }
 
+/// `nanomuse-browser serve` on its defaults with its data under `data`, on a free loopback
+/// port; returns once it answers.
+pub async fn spawn_serve(data: &Path) -> (tokio::process::Child, SocketAddr) {
+    let address = free_address();
+    let mut command = tokio::process::Command::new(built_binary("nanomuse-browser"));
+    command
+        .args(["serve", "--listen", &address.to_string()])
+        .arg("--data")
+        .arg(data);
+    let mut serve = spawn_quiet(command);
+    let endpoint = tonic::transport::Channel::from_shared(format!("http://{address}")).unwrap();
+    until_up(&mut serve, "nanomuse-browser serve", || endpoint.connect()).await;
+    (serve, address)
+}
+
 /// SIGTERM, as Kubernetes stops a pod (and as a user's `kill` does): the binary drains, then
 /// exits with 0.
 pub async fn terminate(child: &mut tokio::process::Child) {

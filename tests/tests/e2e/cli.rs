@@ -37,15 +37,7 @@ async fn a_thread_named_alone_is_reached_in_its_own_workspace_and_a_new_one_gets
     logs();
     let site = serve_site().await;
     let dir = tempfile::tempdir().unwrap();
-    let address = free_address();
-    let mut command = tokio::process::Command::new(built_binary("nanomuse-browser"));
-    command
-        .args(["serve", "--listen", &address.to_string()])
-        .arg("--data")
-        .arg(dir.path());
-    let mut serve = spawn_quiet(command);
-    let endpoint = tonic::transport::Channel::from_shared(format!("http://{address}")).unwrap();
-    until_up(&mut serve, "nanomuse-browser serve", || endpoint.connect()).await;
+    let (mut serve, address) = spawn_serve(dir.path()).await;
     let server = format!("http://{address}");
 
     let page = format!("http://{site}/page");

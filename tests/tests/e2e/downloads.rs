@@ -337,15 +337,7 @@ async fn the_embedded_serve_lists_and_serves_its_downloads_in_process() {
     logs();
     let site = serve_files().await;
     let dir = tempfile::tempdir().unwrap();
-    let address = free_address();
-    let mut command = tokio::process::Command::new(built_binary("nanomuse-browser"));
-    command
-        .args(["serve", "--listen", &address.to_string()])
-        .arg("--data")
-        .arg(dir.path());
-    let mut serve = spawn_quiet(command);
-    let endpoint = tonic::transport::Channel::from_shared(format!("http://{address}")).unwrap();
-    until_up(&mut serve, "nanomuse-browser serve", || endpoint.connect()).await;
+    let (mut serve, address) = spawn_serve(dir.path()).await;
 
     click_list_and_fetch(address, None, site).await;
 

@@ -573,15 +573,7 @@ async fn the_embedded_serve_speaks_mcp_without_a_token_and_refuses_pages_and_for
     logs();
     let site = serve_site().await;
     let dir = tempfile::tempdir().unwrap();
-    let address = free_address();
-    let mut command = tokio::process::Command::new(built_binary("nanomuse-browser"));
-    command
-        .args(["serve", "--listen", &address.to_string()])
-        .arg("--data")
-        .arg(dir.path());
-    let mut serve = spawn_quiet(command);
-    let endpoint = tonic::transport::Channel::from_shared(format!("http://{address}")).unwrap();
-    until_up(&mut serve, "nanomuse-browser serve", || endpoint.connect()).await;
+    let (mut serve, address) = spawn_serve(dir.path()).await;
     let mcp = format!("http://{address}/mcp");
 
     let report = client(
