@@ -114,7 +114,10 @@ pub async fn run(ctx: &mut Ctx<'_>, action: UploadAction) -> Result<ActReply> {
     let target = ctx.evaluate(TARGET_JS, json!({"x": x, "y": y})).await?;
     if let Some(what) = target.as_str() {
         return Err(ControllerError::InvalidArgument(format!(
-            "element {} {} {what}: upload chooses files for a file input, its label, or a control              that opens a file chooser — give the number of the file input (listed as              input:file)",
+            "element {} {} {what}: upload chooses files for a file input, its label, or a control \
+             that opens a file chooser — give the number of one of those (a file input is \
+             listed as input:file; a hidden one is chosen through the button or label that \
+             opens it)",
             action.n,
             quoted(&label)
         )));
@@ -265,6 +268,10 @@ mod tests {
         assert!(
             message.starts_with("element 2 'Send' submits its form: upload chooses files"),
             "{message}"
+        );
+        assert!(
+            !message.contains("  "),
+            "one space between words: {message}"
         );
         assert_eq!(h.backend.ops(), ["evaluate", "evaluate"]);
     }
