@@ -14,6 +14,7 @@ use nanomuse_proto::screencast::{GrpcScreencast, Screencast};
 use nanomuse_proto::{Backend, DeviceEvent, GrpcBackend, HoldNotice, WatchDevicesRequest};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tonic::transport::Channel;
 
 use crate::app::Controller;
@@ -95,8 +96,13 @@ impl Devices {
 }
 
 /// Watches every gateway of the configuration, and tells them of hold changes, until
-/// `shutdown`.
-pub fn spawn(controller: Arc<Controller>, gateways: &[String], shutdown: CancellationToken) {
+/// `shutdown`; the tasks are `background`'s.
+pub fn spawn(
+    controller: Arc<Controller>,
+    gateways: &[String],
+    shutdown: CancellationToken,
+    background: &TaskTracker,
+) {
     let hop_secret = controller.hop_secret().cloned();
     let mut clients = HashMap::new();
     for gateway in gateways {
@@ -111,14 +117,14 @@ pub fn spawn(controller: Arc<Controller>, gateways: &[String], shutdown: Cancell
             gateway.clone(),
             DeviceGatewayClient::new(internal(channel.clone(), hop_secret.as_ref())),
         );
-        tokio::spawn(watch(
+        background.spawn(watch(
             controller.clone(),
             gateway.clone(),
             channel,
             shutdown.clone(),
         ));
     }
-    tokio::spawn(tell_phones_of_holds(controller, clients, shutdown));
+    background.spawn(tell_phones_of_holds(controller, clients, shutdown));
 }
 
 /// Follows one gateway's device events, reconnecting while it is unreachable.

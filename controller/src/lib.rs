@@ -33,6 +33,7 @@ use nanomuse_proto::browser_tool_server::BrowserToolServer;
 use nanomuse_proto::worker_registry_server::WorkerRegistryServer;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 pub use app::Controller;
 pub use config::Config;
@@ -105,16 +106,21 @@ pub async fn run_with_local(
             local.screencast,
         );
     }
+    // Tasks that hold the store: awaited before it is flushed and closed, so a controller
+    // started on the same folder right after this one returns finds sled's lock free.
+    let background = TaskTracker::new();
     devices::spawn(
         controller.clone(),
         &config.controller.gateways,
         shutdown.clone(),
+        &background,
     );
     metrics::watch(Arc::downgrade(&controller));
     replay::spawn_pruning(
         store.clone(),
         config.controller.recording.clone(),
         shutdown.clone(),
+        &background,
     );
 
     let (health, health_service) = tonic_health::server::health_reporter();
@@ -172,6 +178,8 @@ pub async fn run_with_local(
         .await;
     controller.drain().await;
     drop(controller);
+    background.close();
+    background.wait().await;
     store
         .flush()
         .await

@@ -26,6 +26,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use nanomuse_proto::Frame;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::config::{RecordingSection, Retention};
 use crate::error::{ControllerError, Result};
@@ -412,13 +413,15 @@ pub fn timeline(store: &dyn Store, tenant: &str, thread: &str) -> Result<Timelin
     Ok(Timeline { frames, holds })
 }
 
-/// Prunes every tenant's recordings now and then every hour, until `shutdown`.
+/// Prunes every tenant's recordings now and then every hour, until `shutdown`; the task is
+/// `background`'s, so its sweep is awaited before the store closes.
 pub fn spawn_pruning(
     store: Arc<dyn Store>,
     recording: RecordingSection,
     shutdown: CancellationToken,
+    background: &TaskTracker,
 ) {
-    tokio::spawn(async move {
+    background.spawn(async move {
         let mut every = tokio::time::interval(SWEEP_EVERY);
         loop {
             tokio::select! {
