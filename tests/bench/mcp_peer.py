@@ -30,9 +30,13 @@ TODO_TEXT = "buy milk"
 LOOK_AGAIN = 5.0
 
 
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
 def serve(root):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *args: None
+    handler = functools.partial(Quiet, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server.server_address[1]
@@ -51,11 +55,13 @@ class Driver:
         self.session = session
         self.seconds = []
         self.chars = []
+        self.by_tool = {}
 
     async def call(self, tool, **arguments):
         started = time.perf_counter()
         result = await self.session.call_tool(tool, arguments)
         self.seconds.append(time.perf_counter() - started)
+        self.by_tool.setdefault(tool, []).append(self.seconds[-1])
         text = "\n".join(block.text for block in result.content if block.type == "text")
         self.chars.append(len(text))
         if result.is_error:
@@ -68,15 +74,16 @@ class Driver:
 class Ours(Driver):
     """nanomuse-browser: replies list the page as `[n] kind "label"`; extract reads its text."""
 
+    # One thread, the session's own, as a model with one task uses it.
     async def open(self, app, url):
-        self.thread = re.sub(r"[^A-Za-z0-9_.-]", "-", app)
-        return await self.call("browser_navigate", url=url, thread=self.thread)
+        return await self.call("browser_navigate", url=url)
 
     async def look(self):
-        return await self.call("browser_wait", seconds=1, thread=self.thread)
+        return await self.call("browser_wait", seconds=1)
 
     async def read(self):
-        return await self.call("browser_extract", thread=self.thread)
+        # The listing names the controls, not the page's text: that is extract's.
+        return await self.call("browser_extract")
 
     async def current(self):
         # Every action's reply lists the page: the model has the numbers already.
@@ -90,16 +97,18 @@ class Ours(Driver):
         return None
 
     async def type(self, ref, text):
-        await self.call("browser_type", n=ref, text=text, thread=self.thread)
-        return await self.call("browser_key", key="Enter", thread=self.thread)
+        await self.call("browser_type", n=ref, text=text)
+        return await self.call("browser_key", key="Enter")
 
     async def click(self, ref):
-        return await self.call("browser_click", n=ref, thread=self.thread)
+        return await self.call("browser_click", n=ref)
 
 
 class Playwright(Driver):
     """Playwright MCP: an accessibility snapshot with `[ref=eN]`, asked for by browser_snapshot."""
 
+    # An action's reply says the snapshot went to a file: the model asks for it once after
+    # each action or wait, and reads that one until the page may have changed again.
     async def open(self, app, url):
         await self.call("browser_navigate", url=url)
         return await self.call("browser_snapshot")
@@ -109,10 +118,10 @@ class Playwright(Driver):
         return await self.call("browser_snapshot")
 
     async def read(self):
-        return await self.call("browser_snapshot")
+        return self.last
 
     async def current(self):
-        return await self.call("browser_snapshot")
+        return self.last
 
     def find(self, page, kind, label):
         lines = page.splitlines()
@@ -129,7 +138,8 @@ class Playwright(Driver):
         return None
 
     async def type(self, ref, text):
-        return await self.call("browser_type", element="the new todo field", target=ref, text=text, submit=True)
+        await self.call("browser_type", element="the new todo field", target=ref, text=text, submit=True)
+        return await self.call("browser_snapshot")
 
     async def click(self, ref):
         await self.call("browser_click", element="the element", target=ref)
@@ -217,6 +227,10 @@ async def run_server(kind, command, corpus, apps, ports):
         "calls": len(driver.seconds),
         "median_seconds_per_call": statistics.median(driver.seconds) if driver.seconds else None,
         "median_chars_per_reply": statistics.median(driver.chars) if driver.chars else None,
+        "by_tool": {
+            tool: {"calls": len(seconds), "median_seconds": statistics.median(seconds)}
+            for tool, seconds in sorted(driver.by_tool.items())
+        },
     }
 
 

@@ -38,7 +38,7 @@ const CHROMIUM_FLAGS: &[&str] = &[
     "--no-default-browser-check",
     // `Page.captureScreenshot` copies a new surface instead of waiting for a forced redraw to
     // be presented: 10–15 ms less per frame, same picture (Playwright launches with it too).
-    // It needs the page visible, which ours are: each has a window of its own.
+    // It needs the page visible, which ours are: each emulates focus.
     "--enable-features=CDPScreenshotNewSurface",
 ];
 

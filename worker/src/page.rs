@@ -51,10 +51,11 @@ pub struct PageHandle {
 }
 
 impl PageHandle {
-    /// Creates a page in `browser` with `spec`'s settings, in a window of its own (only a
-    /// window's newest page is drawn, and an undrawn page never settles) — or makes `startup`,
-    /// the tab the browser started with (alone in its window), the page: it is there already,
-    /// which saves creating a target and starting its renderer.
+    /// Creates a page in `browser` with `spec`'s settings, a tab of the browser's window — or
+    /// makes `startup`, the tab the browser started with, the page: it is there already, which
+    /// saves creating a target and starting its renderer. Every page emulates focus, which
+    /// also keeps a tab that is not the window's front one drawn (an undrawn page would never
+    /// settle) — as Playwright's pages are; tabs cost the browser less than a window each.
     #[allow(clippy::too_many_arguments)]
     pub async fn create(
         browser: &Browser,
@@ -71,7 +72,6 @@ impl PageHandle {
             None => {
                 let params = CreateTargetParams::builder()
                     .url("about:blank")
-                    .new_window(true)
                     .build()
                     .map_err(WorkerError::invalid)?;
                 browser.new_page(params).await?
@@ -111,6 +111,9 @@ impl PageHandle {
             dialogs_task,
         });
         let setup = async {
+            handle
+                .cdp("Emulation.setFocusEmulationEnabled", json!({"enabled": true}))
+                .await?;
             emulation::apply(&handle, &spec.settings, chrome_major).await?;
             cdp::call_page(
                 &handle.page,

@@ -16,10 +16,8 @@ use chromiumoxide::cdp::browser_protocol::page::{
 use futures::StreamExt as _;
 use nanomuse_proto::screencast::{DEFAULT_QUALITY, FrameStream, Screencast};
 use nanomuse_proto::{BackendError, ScreenFrame, WatchScreenRequest};
-use serde_json::json;
 use tokio::sync::watch;
 
-use crate::cdp;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 use crate::profiles::{InUse, Pool};
@@ -132,13 +130,6 @@ type ScreencastEvents = chromiumoxide::listeners::EventStream<EventScreencastFra
 /// default), every painted frame, with the focused field's caret drawn.
 async fn start(page: &PageHandle, quality: u32, max: (u32, u32)) -> Result<ScreencastEvents> {
     let frames = page.page.event_listener::<EventScreencastFrame>().await?;
-    // Headless draws no caret in an unfocused window: emulate focus, as a person's tab has.
-    cdp::call_page(
-        &page.page,
-        "Emulation.setFocusEmulationEnabled",
-        json!({"enabled": true}),
-    )
-    .await?;
     let params = StartScreencastParams::builder()
         .format(StartScreencastFormat::Jpeg)
         .quality(quality as i64)
@@ -200,16 +191,7 @@ async fn cast(
     }
     // Dropping `latest` ends every watcher's stream.
     drop(latest);
-    let stopped = async {
-        page.page.execute(StopScreencastParams::default()).await?;
-        cdp::call_page(
-            &page.page,
-            "Emulation.setFocusEmulationEnabled",
-            json!({"enabled": false}),
-        )
-        .await
-    };
-    if let Err(error) = stopped.await {
+    if let Err(error) = page.page.execute(StopScreencastParams::default()).await {
         tracing::debug!(%error, "stopping the screencast failed");
     }
     tracing::debug!(page = %key.2, ended, "screencast stopped");
