@@ -112,9 +112,17 @@ impl PageHandle {
         });
         let setup = async {
             handle
-                .cdp("Emulation.setFocusEmulationEnabled", json!({"enabled": true}))
+                .cdp(
+                    "Emulation.setFocusEmulationEnabled",
+                    json!({"enabled": true}),
+                )
                 .await?;
             emulation::apply(&handle, &spec.settings, chrome_major).await?;
+            // Domains chromiumoxide enables on its session whose events nothing here reads:
+            // each sends the page's every console message, context and metric over the socket.
+            for method in ["Performance.disable", "Log.disable", "Runtime.disable"] {
+                cdp::call_page(&handle.page, method, json!({})).await?;
+            }
             cdp::call_page(
                 &handle.page,
                 "Page.addScriptToEvaluateOnNewDocument",
