@@ -20,3 +20,5 @@ cargo test -q -p nanomuse-tests --test e2e todomvc:: \
   || echo "the TodoMVC test failed; its results are in the table all the same" >&2
 python3 tests/bench/todomvc_peer.py --corpus "$corpus" \
   --ours target/tmp/todomvc-ours.json --markdown BENCHMARKS.md
+# Over MCP: ours against Playwright MCP on the same corpus, as a section of BENCHMARKS.md.
+tests/bench/mcp-peer.sh target/release/nanomuse-browser >/dev/null

@@ -2,8 +2,8 @@
 # Ours against Playwright MCP (npm @playwright/mcp, headless, isolated, on Debian's Chromium),
 # both over stdio, one scripted MCP client (tests/bench/mcp_peer.py, the official Python SDK)
 # doing the TodoMVC task on every app of the corpus (npm todomvc@0.1.1). Both npm packages are
-# cached under ~/.cache/nanomuse. Not part of the test command. Prints the table; the JSON goes
-# to target/tmp/mcp-peer.json.
+# cached under ~/.cache/nanomuse. Not part of the test command. Writes its section of
+# BENCHMARKS.md and prints it; the JSON goes to target/tmp/mcp-peer.json.
 #   tests/bench/mcp-peer.sh [--apps vanillajs,react] [path/to/nanomuse-browser]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,17 +27,8 @@ trap 'rm -rf "$WORK"' EXIT
 # Playwright MCP writes its snapshots' files into its working folder.
 (cd "$WORK" && "$PYTHON" "$HERE/tests/bench/mcp_peer.py" "${APPS[@]}" \
   --corpus "$PEER/node_modules/todomvc" \
+  --markdown "$HERE/BENCHMARKS.md" \
   --ours "$OURS mcp --listen 127.0.0.1:0 --data $WORK/ours" \
   --playwright "$PEER/node_modules/.bin/playwright-mcp --headless --isolated --executable-path /usr/bin/chromium --no-sandbox") \
   > target/tmp/mcp-peer.json
-"$PYTHON" - target/tmp/mcp-peer.json <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print("| app | ours | Playwright MCP |\n|---|---|---|")
-for app in r["apps"]:
-    print(f"| {app} | {r['ours']['apps'][app]} | {r['playwright']['apps'][app]} |")
-for side in ("ours", "playwright"):
-    s = r[side]
-    print(f"\n{side}: {s['passed']} of {len(r['apps'])} apps; {s['calls']} tool calls, median "
-          f"{s['median_seconds_per_call']:.3f} s per call, {s['median_chars_per_reply']:.0f} characters per reply")
-PY
+sed -n '/^## MCP: ours against Playwright MCP/,/^## [^M]/p' BENCHMARKS.md

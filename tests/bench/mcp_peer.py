@@ -3,11 +3,14 @@
 page between steps as a model would: navigate; type into "What needs to be done?"; Enter; see
 the todo; click its checkbox → "0 items left"; click "Clear completed" → gone.
 
-    mcp_peer.py --corpus DIR --ours "CMD ARGS" --playwright "CMD ARGS" [--apps a,b] > results.json
+    mcp_peer.py --corpus DIR --ours "CMD ARGS" --playwright "CMD ARGS" [--apps a,b] \
+        [--markdown FILE] > results.json
 
 Each app is served on a port of its own (an origin each: many share a localStorage key). Per
-server and app: passed, or the step that failed; per server: the median seconds per tool call
-and characters per reply. Run by tests/bench/mcp-peer.sh; not part of the test command.
+server and app: passed, or the step that failed, and the seconds the task took; per server: the
+median seconds per tool call (all of them; the page-changing ones; the reads) and characters per
+reply. With --markdown FILE, the section SECTION of FILE is replaced by the results. Run by
+tests/bench/mcp-peer.sh; not part of the test command.
 """
 
 import argparse
@@ -25,6 +28,14 @@ from pathlib import Path
 import anyio
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from todomvc_peer import write_section  # noqa: E402
+
+SECTION = "## MCP: ours against Playwright MCP"
+# The calls that change the page, and those that only read it; the rest are waits of a second.
+CHANGES = {"browser_navigate", "browser_type", "browser_key", "browser_click"}
+READS = {"browser_snapshot", "browser_extract"}
 
 TODO_TEXT = "buy milk"
 LOOK_AGAIN = 5.0
@@ -205,7 +216,7 @@ async def task(driver, app, url):
 
 async def run_server(kind, command, corpus, apps, ports):
     server = StdioServerParameters(command=command[0], args=command[1:], env={"RUST_LOG": "warn"})
-    results = {}
+    results, task_seconds = {}, []
     async with stdio_client(server, errlog=sys.stderr) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
@@ -213,19 +224,28 @@ async def run_server(kind, command, corpus, apps, ports):
             for app, port in zip(apps, ports):
                 url = f"http://127.0.0.1:{port}/examples/{app}/index.html"
                 try:
+                    started = time.perf_counter()
                     with anyio.fail_after(120):
                         await task(driver, app, url)
+                    task_seconds.append(time.perf_counter() - started)
                     results[app] = "pass"
                 except Failed as failure:
                     results[app] = str(failure).replace("\n", " ")[:200]
                 except Exception as error:
                     results[app] = f"error: {error}".replace("\n", " ")[:200]
                 print(f"{kind.__name__} {app}: {results[app]}", file=sys.stderr)
+    def median_of(tools):
+        seconds = [s for tool, all in driver.by_tool.items() if tool in tools for s in all]
+        return statistics.median(seconds) if seconds else None
+
     return {
         "apps": results,
         "passed": sum(1 for r in results.values() if r == "pass"),
         "calls": len(driver.seconds),
         "median_seconds_per_call": statistics.median(driver.seconds) if driver.seconds else None,
+        "median_seconds_per_change": median_of(CHANGES),
+        "median_seconds_per_read": median_of(READS),
+        "median_seconds_per_passed_task": statistics.median(task_seconds) if task_seconds else None,
         "median_chars_per_reply": statistics.median(driver.chars) if driver.chars else None,
         "by_tool": {
             tool: {"calls": len(seconds), "median_seconds": statistics.median(seconds)}
@@ -240,6 +260,7 @@ async def main():
     parser.add_argument("--ours", required=True, help="the command line of our server")
     parser.add_argument("--playwright", required=True, help="the command line of Playwright MCP")
     parser.add_argument("--apps")
+    parser.add_argument("--markdown", help="a file whose SECTION the results replace")
     args = parser.parse_args()
     corpus = Path(args.corpus)
     apps = sorted(p.parent.name for p in corpus.glob("examples/*/index.html"))
@@ -252,6 +273,73 @@ async def main():
         ports = [serve(corpus) for _ in apps]
         report[name] = await run_server(kind, command, corpus, apps, ports)
     print(json.dumps(report))
+    if args.markdown:
+        write_section(args.markdown, markdown(report))
+
+
+def markdown(report):
+    ours, pw = report["ours"], report["playwright"]
+    apps = report["apps"]
+
+    def ratio(key):
+        if ours[key] is None or pw[key] is None:
+            return "—"
+        return f"{ours[key] / pw[key]:.2f}×"
+
+    def seconds(value):
+        return "—" if value is None else f"{value:.3f}"
+
+    lines = [
+        SECTION,
+        "",
+        "Both as MCP servers over stdio, one scripted client (`tests/bench/mcp_peer.py`, the "
+        "official Python SDK) doing the TodoMVC task on every app of npm `todomvc@0.1.1` "
+        "(`tests/bench/mcp-peer.sh`): navigate; type a todo into \"What needs to be done?\"; "
+        "Enter; the todo is listed; click its checkbox → \"0 items left\"; click \"Clear "
+        "completed\" → gone; reading the page between steps as a model would. **Ours**: "
+        "`nanomuse-browser mcp` (the embedded server, one thread: the session's); every action's "
+        "reply lists the page, `browser_extract` reads its text. **Playwright MCP** "
+        "(`@playwright/mcp` 0.0.83, `--headless --isolated`, the same Chromium): an action's reply "
+        "says its snapshot went to a file, so the client asks for `browser_snapshot` once after "
+        "each action or wait. Seconds; a wait is `browser_wait` / `browser_wait_for` of 1 s, "
+        "when a step looks again.",
+        "",
+        "| | ours | Playwright MCP | ours / PW |",
+        "|---|---|---|---|",
+        f"| apps passed (of {len(apps)}) | {ours['passed']} | {pw['passed']} | |",
+        f"| tool calls | {ours['calls']} | {pw['calls']} | |",
+        f"| median per call, all calls | {seconds(ours['median_seconds_per_call'])} | "
+        f"{seconds(pw['median_seconds_per_call'])} | {ratio('median_seconds_per_call')} |",
+        f"| median per page-changing call (navigate, type, key, click) | "
+        f"{seconds(ours['median_seconds_per_change'])} | {seconds(pw['median_seconds_per_change'])} | "
+        f"{ratio('median_seconds_per_change')} |",
+        f"| median per read (extract; snapshot) | {seconds(ours['median_seconds_per_read'])} | "
+        f"{seconds(pw['median_seconds_per_read'])} | {ratio('median_seconds_per_read')} |",
+        f"| median per passed app, the whole task | "
+        f"{seconds(ours['median_seconds_per_passed_task'])} | "
+        f"{seconds(pw['median_seconds_per_passed_task'])} | "
+        f"{ratio('median_seconds_per_passed_task')} |",
+        f"| median characters per reply | {ours['median_chars_per_reply']:.0f} | "
+        f"{pw['median_chars_per_reply']:.0f} | |",
+        "",
+        "Per tool: calls, median seconds.",
+        "",
+        "| tool | ours | Playwright MCP |",
+        "|---|---|---|",
+    ]
+    for tool in sorted(set(ours["by_tool"]) | set(pw["by_tool"])):
+        cells = []
+        for side in (ours, pw):
+            entry = side["by_tool"].get(tool)
+            cells.append("—" if entry is None else f"{entry['calls']}: {entry['median_seconds']:.3f}")
+        lines.append(f"| `{tool}` | {cells[0]} | {cells[1]} |")
+    differ = [app for app in apps if ours["apps"][app] != pw["apps"][app]]
+    lines += ["", "Apps where the two differ (elsewhere both pass or both fail alike):", ""]
+    lines += ["| app | ours | Playwright MCP |", "|---|---|---|"]
+    lines += [f"| {app} | {ours['apps'][app]} | {pw['apps'][app]} |" for app in differ]
+    if not differ:
+        lines.append("| none | | |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
