@@ -30,7 +30,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from todomvc_peer import write_section  # noqa: E402
+from sections import write_section  # noqa: E402
 
 SECTION = "## MCP: ours against Playwright MCP"
 # The calls that change the page, and those that only read it; the rest are waits of a second.

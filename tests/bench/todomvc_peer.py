@@ -34,6 +34,9 @@ import threading
 
 from playwright.sync_api import sync_playwright
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sections import write_section  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -152,20 +155,6 @@ def markdown(results, ours, playwright_version, chromium_version):
     for app in apps:
         lines.append(f"| {app} | {outcome(ours.get(app))} | {outcome(results.get(app))} |")
     return "\n".join(lines) + "\n"
-
-
-def write_section(path, section):
-    """Replaces SECTION (up to the next "## " heading) in the file at path, or appends it."""
-    text = open(path).read() if os.path.exists(path) else ""
-    start = text.find(SECTION)
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + len(SECTION))
-        rest = "" if end < 0 else text[end + 1:]
-        text = text[:start] + section + ("\n" + rest if rest else "")
-    with open(path, "w") as out:
-        out.write(text)
 
 
 def main():
