@@ -193,7 +193,8 @@ impl Ctx<'_> {
     }
 
     /// Runs `request` on the thread's page, opening the page first when the backend has none
-    /// (a new thread, or a worker that restarted).
+    /// (a new thread, or a worker, a phone or `serve` that restarted) — where the thread last
+    /// saw it, unless `request` navigates anyway.
     pub(crate) async fn op<R: Op + Clone>(
         &self,
         request: R,
@@ -201,9 +202,47 @@ impl Ctx<'_> {
         match request.clone().run(&*self.backend).await {
             Err(error) if is_not_open(&error) => {
                 self.open().await?;
+                if R::NAME != NavigateRequest::NAME {
+                    self.back_where_it_was().await;
+                }
                 request.run(&*self.backend).await
             }
             other => other,
+        }
+    }
+
+    /// Loads a page opened anew at the URL of the thread's last listing, so that `state`,
+    /// `screenshot` or `extract` after a restart answer of that page, not of a blank one. At
+    /// best: a page that no longer loads (or is refused now) leaves it blank and the action
+    /// goes on; `close` forgets the listing, so a closed page comes back blank.
+    async fn back_where_it_was(&self) {
+        let Ok(Some(listing)) = self.store.listing(self.tenant, self.thread) else {
+            return;
+        };
+        if !(listing.url.starts_with("http://") || listing.url.starts_with("https://")) {
+            return;
+        }
+        let loaded = NavigateRequest {
+            session: self.session(),
+            url: listing.url.clone(),
+            timeout_ms: self.navigate_ms,
+        }
+        .run(&*self.backend)
+        .await;
+        let settled = match loaded {
+            Ok(_) => {
+                SettleRequest {
+                    session: self.session(),
+                    timeout_ms: self.settle_ms,
+                }
+                .run(&*self.backend)
+                .await
+            }
+            Err(error) => Err(error),
+        };
+        if let Err(error) = settled {
+            // Not the URL: it is the page's, and may carry a token.
+            tracing::info!(%error, "the reopened page did not load where the thread left it");
         }
     }
 

@@ -30,7 +30,9 @@ pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
 #[cfg(test)]
 mod tests {
     use nanomuse_proto::act_request::Action;
-    use nanomuse_proto::{BackendError, StateAction, StateReply, StateRequest};
+    use nanomuse_proto::{
+        BackendError, NavigateRequest, ScreenshotAction, StateAction, StateReply, StateRequest,
+    };
 
     use crate::testing::*;
 
@@ -69,5 +71,22 @@ mod tests {
             .fail::<StateRequest>(BackendError::NotFound("no page".into()));
         h.ok(Action::State(StateAction {})).await;
         assert_eq!(h.backend.ops(), ["state", "open", "state"]);
+    }
+
+    #[tokio::test]
+    async fn a_page_reopened_after_a_restart_is_brought_back_where_the_thread_left_it() {
+        let h = Harness::showing(&FakePage::new("https://x.example/cart", "Cart", &[]));
+        // The thread's last listing, of its cart.
+        h.ok(Action::Screenshot(ScreenshotAction {})).await;
+        h.backend.forget_calls();
+        h.backend
+            .fail::<StateRequest>(BackendError::NotFound("no page".into()));
+        h.ok(Action::State(StateAction {})).await;
+        assert_eq!(
+            h.backend.ops(),
+            ["state", "open", "navigate", "settle", "state"]
+        );
+        let back = &h.backend.requests::<NavigateRequest>()[0];
+        assert_eq!(back.url, "https://x.example/cart");
     }
 }

@@ -3,7 +3,8 @@
 //! to its process group (Ctrl-C in a terminal), SIGTERM to its group (`timeout`, `tini -g`,
 //! supervisors) or SIGKILL, five times each, since the loss this guards against was a race.
 //! After every restart the fresh persistent cookie is sent; after a clean stop the session
-//! cookie is not. Over the real `nanomuse-browser serve` and the real `worker` binary.
+//! cookie is not, and the thread's page is back where it was. Over the real
+//! `nanomuse-browser serve` and the real `worker` binary.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -215,6 +216,16 @@ async fn a_login_survives_every_stop_of_serve() {
         );
         stop(child, how).await;
         (child, tool) = start_serve(&data).await;
+        if how.is_clean() {
+            // The page comes back where the thread left it, not blank. (After SIGKILL the
+            // last listing may not have reached the disk: the page before it is as right.)
+            let state = acted(&mut tool, act("login", Action::State(StateAction {}))).await;
+            assert_eq!(
+                state.url, home.url,
+                "after {how:?} the page is not back where it was: {}",
+                state.text
+            );
+        }
         let home = acted(
             &mut tool,
             act(
