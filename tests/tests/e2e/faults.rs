@@ -1295,7 +1295,11 @@ async fn hostile_pages_get_a_clear_reply_in_time_and_the_worker_stays_healthy() 
                     .into_inner()
             }
         };
-        assert_eq!(plain.title, "Plain", "{case}");
+        assert_eq!(
+            plain.title, "Plain",
+            "{case} then /plain: {} — {}",
+            plain.url, plain.text
+        );
     }
     // A page that asks to stay is left anyway.
     let trap = acted(&mut tool, act("trap", navigate(site.url("/beforeunload")))).await;
