@@ -222,25 +222,22 @@ impl Ctx<'_> {
         if !(listing.url.starts_with("http://") || listing.url.starts_with("https://")) {
             return;
         }
-        let loaded = NavigateRequest {
-            session: self.session(),
-            url: listing.url.clone(),
-            timeout_ms: self.navigate_ms,
-        }
-        .run(&*self.backend)
-        .await;
-        let settled = match loaded {
-            Ok(_) => {
-                SettleRequest {
-                    session: self.session(),
-                    timeout_ms: self.settle_ms,
-                }
-                .run(&*self.backend)
-                .await
+        let back = async {
+            NavigateRequest {
+                session: self.session(),
+                url: listing.url,
+                timeout_ms: self.navigate_ms,
             }
-            Err(error) => Err(error),
+            .run(&*self.backend)
+            .await?;
+            SettleRequest {
+                session: self.session(),
+                timeout_ms: self.settle_ms,
+            }
+            .run(&*self.backend)
+            .await
         };
-        if let Err(error) = settled {
+        if let Err(error) = back.await {
             // Not the URL: it is the page's, and may carry a token.
             tracing::info!(%error, "the reopened page did not load where the thread left it");
         }
