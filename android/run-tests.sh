@@ -8,8 +8,9 @@
 #                                     the phone program: the client with a real headless
 #                                     Chromium over CDP (android/run-phone.sh; see Phone.kt)
 #
-# The real-gateway cases run when DEVICE_GATEWAY_BIN names the binary, or when
-# ../target/debug/device-gateway exists; otherwise they are skipped.
+# The real-gateway cases run when DEVICE_GATEWAY_BIN names the binary, or when cargo's
+# debug/device-gateway exists (under $CARGO_TARGET_DIR, else ../target); otherwise they are
+# skipped.
 set -euo pipefail
 cd "$(dirname "$0")"
 here="$(pwd)"
@@ -71,8 +72,9 @@ fi
 flock -u 9
 exec 9>&-
 
-if [[ -z "${DEVICE_GATEWAY_BIN:-}" && -x "$here/../target/debug/device-gateway" ]]; then
-  export DEVICE_GATEWAY_BIN="$here/../target/debug/device-gateway"
+built="${CARGO_TARGET_DIR:-$here/../target}/debug/device-gateway"
+if [[ -z "${DEVICE_GATEWAY_BIN:-}" && -x "$built" ]]; then
+  export DEVICE_GATEWAY_BIN="$built"
 fi
 
 if [[ "${1:-}" == "--cdp-phone" ]]; then
