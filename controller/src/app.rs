@@ -222,6 +222,7 @@ impl Controller {
             url_policy: self.url_policies.for_tenant(tenant),
             refused: Default::default(),
             downloaded: Default::default(),
+            reopened: Default::default(),
         }
     }
 

@@ -336,6 +336,7 @@ impl Harness {
             url_policy: UrlPolicy::default(),
             refused: Default::default(),
             downloaded: Default::default(),
+            reopened: Default::default(),
         }
     }
 

@@ -67,6 +67,8 @@ pub struct Ctx<'a> {
     pub refused: std::sync::Mutex<Vec<String>>,
     /// Files the page's downloads saved while this action ran (reported by the settle).
     pub downloaded: std::sync::Mutex<Vec<String>>,
+    /// Whether this action has opened the page anew already (see [`Ctx::op`]).
+    pub reopened: tokio::sync::Mutex<bool>,
 }
 
 /// Carries out one action on its thread.
@@ -201,14 +203,26 @@ impl Ctx<'_> {
     ) -> std::result::Result<R::Reply, BackendError> {
         match request.clone().run(&*self.backend).await {
             Err(error) if is_not_open(&error) => {
-                self.open().await?;
-                if R::NAME != NavigateRequest::NAME {
-                    self.back_where_it_was().await;
-                }
+                self.reopen(R::NAME != NavigateRequest::NAME).await?;
                 request.run(&*self.backend).await
             }
             other => other,
         }
+    }
+
+    /// Opens the thread's page anew — where the thread last saw it, when `back` — once per
+    /// action, however many of its ops found it gone (the listing and the picture are asked for
+    /// together).
+    async fn reopen(&self, back: bool) -> std::result::Result<(), BackendError> {
+        let mut reopened = self.reopened.lock().await;
+        if !*reopened {
+            self.open().await?;
+            if back {
+                self.back_where_it_was().await;
+            }
+            *reopened = true;
+        }
+        Ok(())
     }
 
     /// Loads a page opened anew at the URL of the thread's last listing, so that `state`,

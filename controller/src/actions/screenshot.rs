@@ -17,7 +17,10 @@ pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
 #[cfg(test)]
 mod tests {
     use nanomuse_proto::act_request::Action;
-    use nanomuse_proto::{BackendError, ScreenshotAction, ScreenshotReply, ScreenshotRequest};
+    use nanomuse_proto::{
+        BackendError, EvaluateRequest, NavigateRequest, ScreenshotAction, ScreenshotReply,
+        ScreenshotRequest,
+    };
 
     use crate::error::ControllerError;
     use crate::testing::*;
@@ -41,6 +44,22 @@ mod tests {
         let stored = h.store.latest_frame(TENANT, THREAD).unwrap().unwrap();
         assert_eq!((stored.id, stored.jpeg), (frame.id, vec![0xff, 0xd8, 1]));
         assert_eq!(stored.caption, "Screenshot");
+    }
+
+    #[tokio::test]
+    async fn a_page_gone_for_the_listing_and_the_picture_at_once_is_brought_back_once() {
+        let h = Harness::showing(&FakePage::new("https://x.example/cart", "Cart", &[]));
+        h.ok(Action::Screenshot(ScreenshotAction {})).await;
+        h.backend.forget_calls();
+        // A restart: the listing and the picture, asked for together, both find no page.
+        h.backend
+            .fail::<EvaluateRequest>(BackendError::NotFound("no page".into()));
+        h.backend
+            .fail::<ScreenshotRequest>(BackendError::NotFound("no page".into()));
+        h.ok(Action::Screenshot(ScreenshotAction {})).await;
+        let back = h.backend.requests::<NavigateRequest>();
+        assert_eq!(back.len(), 1, "{:?}", h.backend.ops());
+        assert_eq!(back[0].url, "https://x.example/cart");
     }
 
     #[tokio::test]
