@@ -235,7 +235,7 @@ async def run_server(kind, command, corpus, apps, ports):
                     results[app] = f"error: {error}".replace("\n", " ")[:200]
                 print(f"{kind.__name__} {app}: {results[app]}", file=sys.stderr)
     def median_of(tools):
-        seconds = [s for tool, all in driver.by_tool.items() if tool in tools for s in all]
+        seconds = [s for tool, times in driver.by_tool.items() if tool in tools for s in times]
         return statistics.median(seconds) if seconds else None
 
     return {
