@@ -40,6 +40,12 @@ pub(crate) struct Route {
     _phone_turn: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
+impl Route {
+    fn on_phone(&self) -> bool {
+        self._phone_turn.is_some()
+    }
+}
+
 pub struct Controller {
     config: Arc<Config>,
     store: Arc<dyn Store>,
@@ -223,6 +229,8 @@ impl Controller {
             refused: Default::default(),
             downloaded: Default::default(),
             reopened: Default::default(),
+            frame_beside_settle: !route.on_phone(),
+            early_shot: Default::default(),
         }
     }
 
@@ -510,14 +518,24 @@ async fn capture_frame(
     tenant: &str,
     thread: &str,
     session: Option<nanomuse_proto::Session>,
-    pending: PendingFrame,
+    mut pending: PendingFrame,
 ) {
-    let shot = backend
-        .screenshot(nanomuse_proto::ScreenshotRequest {
-            session,
-            quality: 0,
-        })
-        .await;
+    let early = match pending.early.take() {
+        Some(shot) => shot.await.ok().and_then(|shot| shot.ok()),
+        None => None,
+    };
+    let shot = match early {
+        Some(shot) => Ok(shot),
+        // Not asked for beside the settle, or lost on the way: taken now.
+        None => {
+            backend
+                .screenshot(nanomuse_proto::ScreenshotRequest {
+                    session,
+                    quality: 0,
+                })
+                .await
+        }
+    };
     let published = match shot {
         Err(error) => {
             frames.abandon(tenant, thread, &pending.id);

@@ -296,6 +296,9 @@ pub struct Harness {
     pub store: Arc<SledStore>,
     pub frames: FrameHub,
     pub record: ThreadRecord,
+    /// Whether actions ask for their picture beside the settle (as on a worker); off by
+    /// default, so that the ops a test sees come in one order.
+    pub frame_beside_settle: bool,
 }
 
 impl Harness {
@@ -313,6 +316,7 @@ impl Harness {
             frames: FrameHub::new(store.clone()),
             store,
             record,
+            frame_beside_settle: false,
         }
     }
 
@@ -337,6 +341,8 @@ impl Harness {
             refused: Default::default(),
             downloaded: Default::default(),
             reopened: Default::default(),
+            frame_beside_settle: self.frame_beside_settle,
+            early_shot: Default::default(),
         }
     }
 

@@ -80,6 +80,7 @@ impl Engine {
         self.config.timeout().max(ops::settle::MAX_SETTLE) + Duration::from_secs(5)
     }
 
+    /// Runs `op` on the session's page, after the page's other ops.
     async fn on_page<T>(
         &self,
         session: Option<&Session>,
@@ -87,8 +88,24 @@ impl Engine {
         changes: Changes,
         run: impl AsyncFnOnce(&PageHandle) -> Result<T>,
     ) -> Result<T, BackendError> {
+        self.on_page_as(session, op, changes, true, run).await
+    }
+
+    /// Runs `op` on the session's page: `alone`, after the page's other ops; or beside them,
+    /// for an op that only reads the picture (the controller asks for it alongside a settle).
+    async fn on_page_as<T>(
+        &self,
+        session: Option<&Session>,
+        op: &'static str,
+        changes: Changes,
+        alone: bool,
+        run: impl AsyncFnOnce(&PageHandle) -> Result<T>,
+    ) -> Result<T, BackendError> {
         let (page, _in_use) = self.pool.page(session).await?;
-        let _alone = page.op_lock.lock().await;
+        let _alone = match alone {
+            true => Some(page.op_lock.lock().await),
+            false => None,
+        };
         let bound = self.op_bound();
         let outcome = tokio::select! {
             biased;
@@ -226,10 +243,11 @@ impl Backend for Engine {
         request: ScreenshotRequest,
     ) -> Result<ScreenshotReply, BackendError> {
         let quality = self.config.jpeg_quality;
-        self.on_page(
+        self.on_page_as(
             request.session.as_ref(),
             "screenshot",
             Changes::Nothing,
+            false,
             async |page| ops::screenshot::run(page, &request, quality).await,
         )
         .await

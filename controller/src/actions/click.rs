@@ -15,7 +15,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
         y,
     })
     .await?;
-    ctx.settle(ctx.settle_ms).await?;
+    ctx.settle_for_look(ctx.settle_ms).await?;
     let caption = format!("Clicked {}", quoted(&label));
     // The new listing says where the page is now: no op of its own for that.
     let (listing, frame) = ctx.look(caption.clone()).await?;
@@ -30,7 +30,10 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
 #[cfg(test)]
 mod tests {
     use nanomuse_proto::act_request::Action;
-    use nanomuse_proto::{ClickAction, EvaluateRequest, TapReply, TapRequest};
+    use nanomuse_proto::{
+        ClickAction, EvaluateRequest, ScreenshotReply, ScreenshotRequest, SettleReply,
+        SettleRequest, TapReply, TapRequest,
+    };
 
     use crate::error::ControllerError;
     use crate::listing::RESOLVE_JS;
@@ -72,6 +75,44 @@ mod tests {
         );
         assert_eq!(frame.unwrap().caption, "Clicked 'Cart'");
         assert_eq!(h.listed_url().as_deref(), Some("https://shop.example/cart"));
+    }
+
+    /// A harness that asks for the picture beside the settle, as on a worker, and whose next
+    /// settle answers `at_once`.
+    async fn beside_a_settle(at_once: bool) -> Harness {
+        let mut h = Harness::showing(&shop());
+        h.frame_beside_settle = true;
+        h.list_first().await;
+        h.backend.reply::<SettleRequest>(SettleReply {
+            settled: true,
+            at_once,
+            ..Default::default()
+        });
+        h.backend.reply::<ScreenshotRequest>(ScreenshotReply {
+            jpeg: b"beside the settle".to_vec(),
+            ..Default::default()
+        });
+        h
+    }
+
+    #[tokio::test]
+    async fn the_frame_is_the_picture_taken_beside_a_settle_that_found_the_page_quiet_at_once() {
+        let h = beside_a_settle(true).await;
+        let (_, frame) = h.ok(click(1)).await;
+        let early = frame
+            .unwrap()
+            .early
+            .expect("the picture taken beside the settle");
+        assert_eq!(early.await.unwrap().unwrap().jpeg, b"beside the settle");
+        assert_eq!(h.backend.requests::<ScreenshotRequest>().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_page_busy_at_the_settles_first_look_is_pictured_after_the_reply() {
+        let h = beside_a_settle(false).await;
+        let (reply, frame) = h.ok(click(1)).await;
+        assert!(reply.text.starts_with("Clicked 'Add'."), "{}", reply.text);
+        assert!(frame.unwrap().early.is_none());
     }
 
     #[tokio::test]

@@ -38,14 +38,19 @@ use crate::store::{Store, ThreadRecord};
 const LISTING_MAX: u32 = 80;
 
 /// A frame an action promised in its reply; it is captured right after the reply goes out,
-/// before the thread's next action may start.
+/// before the thread's next action may start — or was asked for beside the settle before the
+/// listing (`early`, see [`Ctx::settle_for_look`]).
 #[derive(Debug)]
 pub struct PendingFrame {
     pub id: String,
     pub caption: String,
     pub url: String,
     pub title: String,
+    pub early: Option<EarlyShot>,
 }
+
+/// A picture asked for beside a settle, still on its way.
+pub type EarlyShot = tokio::task::JoinHandle<std::result::Result<ScreenshotReply, BackendError>>;
 
 /// What an action works with: the thread, its backend and the controller's stores.
 pub struct Ctx<'a> {
@@ -69,6 +74,12 @@ pub struct Ctx<'a> {
     pub downloaded: std::sync::Mutex<Vec<String>>,
     /// Whether this action has opened the page anew already (see [`Ctx::op`]).
     pub reopened: tokio::sync::Mutex<bool>,
+    /// Whether the backend takes a picture beside a settle (a worker's screenshot waits for
+    /// no other op); a phone's is not asked for one that may be thrown away.
+    pub frame_beside_settle: bool,
+    /// The picture asked for beside the last settle, when the page was quiet at its first
+    /// look (so it shows the page the listing is about to read).
+    pub early_shot: std::sync::Mutex<Option<EarlyShot>>,
 }
 
 /// Carries out one action on its thread.
@@ -288,15 +299,50 @@ impl Ctx<'_> {
 
     /// Lets the page finish what the action started, within the configured bound.
     pub(crate) async fn settle(&self, timeout_ms: u32) -> Result<bool> {
-        let reply = self
+        Ok(self.settle_reply(timeout_ms).await?.settled)
+    }
+
+    async fn settle_reply(&self, timeout_ms: u32) -> Result<SettleReply> {
+        let mut reply = self
             .op(SettleRequest {
                 session: self.session(),
                 timeout_ms,
             })
             .await?;
-        self.note_refused(reply.refused);
-        self.downloaded.lock().unwrap().extend(reply.downloads);
-        Ok(reply.settled)
+        self.note_refused(std::mem::take(&mut reply.refused));
+        self.downloaded.lock().unwrap().append(&mut reply.downloads);
+        Ok(reply)
+    }
+
+    /// Settles before a [`Ctx::look`], asking for the look's picture beside the settle: the
+    /// screenshot waits for the page's next drawn frame, as the settle's first look does, so
+    /// when the page was quiet at that look the picture is the frame of what the listing reads,
+    /// ready about when the listing is instead of a frame later. Otherwise it is thrown away
+    /// and the frame taken after the reply, as without.
+    pub(crate) async fn settle_for_look(&self, timeout_ms: u32) -> Result<bool> {
+        if !self.frame_beside_settle {
+            return self.settle(timeout_ms).await;
+        }
+        let backend = self.backend.clone();
+        let request = ScreenshotRequest {
+            session: self.session(),
+            quality: 0,
+        };
+        let shot = tokio::spawn(async move { backend.screenshot(request).await });
+        let reopened_before = *self.reopened.lock().await;
+        let reply = self.settle_reply(timeout_ms).await;
+        // A page opened anew meanwhile may have been pictured blank, before it was brought back.
+        let same_page = *self.reopened.lock().await == reopened_before;
+        match reply {
+            Ok(reply) if reply.at_once && same_page => {
+                *self.early_shot.lock().unwrap() = Some(shot);
+                Ok(reply.settled)
+            }
+            other => {
+                shot.abort();
+                other.map(|reply| reply.settled)
+            }
+        }
     }
 
     /// Lists the page (stored as the thread's last listing).
@@ -332,6 +378,7 @@ impl Ctx<'_> {
             caption,
             url: listing.url.clone(),
             title: listing.title.clone(),
+            early: self.early_shot.lock().unwrap().take(),
         });
         Ok((listing, frame))
     }
@@ -406,7 +453,7 @@ impl Ctx<'_> {
 
     /// Settles, lists and frames the page after an action; the reply starts with `head`.
     async fn after_change(&mut self, caption: String, head: String) -> Result<ActReply> {
-        self.settle(self.settle_ms).await?;
+        self.settle_for_look(self.settle_ms).await?;
         let (listing, frame) = self.look(caption).await?;
         Ok(self.page_reply(head, listing, frame))
     }

@@ -141,7 +141,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: UploadAction) -> Result<ActReply> {
         files: action.files,
     })
     .await?;
-    ctx.settle(ctx.settle_ms).await?;
+    ctx.settle_for_look(ctx.settle_ms).await?;
     let caption = format!("Uploaded {names} to {}", quoted(&label));
     let head = format!(
         "Uploaded {sizes} to [{}] {} (the page sends the files with its form).",

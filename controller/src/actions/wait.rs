@@ -67,7 +67,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: WaitAction) -> Result<ActReply> {
         until_quiet(ctx, bound).await?
     };
     // Whatever the page started meanwhile finishes as after any action, briefly.
-    ctx.settle(ctx.settle_ms.min(2_000)).await?;
+    ctx.settle_for_look(ctx.settle_ms.min(2_000)).await?;
     let (listing, frame) = ctx.look("Waited".into()).await?;
     Ok(ctx.page_reply(
         format!("{head} {} — {}", listing.title, listing.url),

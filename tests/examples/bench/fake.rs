@@ -137,8 +137,10 @@ impl Backend for FakeBackend {
     }
 
     async fn settle(&self, _: SettleRequest) -> Result<SettleReply, BackendError> {
+        // A page quiet at once, as the small page is.
         Ok(SettleReply {
             settled: true,
+            at_once: true,
             ..Default::default()
         })
     }

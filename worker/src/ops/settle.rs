@@ -27,17 +27,28 @@ pub async fn run(
     .min(MAX_SETTLE);
     let deadline = Instant::now() + bound;
     let settled = wait(page, deadline).await?;
+    let at_once = settled == Some(Round::First);
     // A click on a link to a file: its download, once complete, is what the action did.
     let downloads = page.downloads.finished(&page.target_id, deadline).await;
     Ok(SettleReply {
-        settled,
+        settled: settled.is_some(),
+        at_once,
         refused: super::sentences(page.take_refusals(None)),
         downloads,
     })
 }
 
-async fn wait(page: &PageHandle, deadline: Instant) -> Result<bool> {
+/// The round of looks in which the page was found settled.
+#[derive(Debug, PartialEq)]
+enum Round {
+    First,
+    Later,
+}
+
+/// Until the page is settled (in which round), or `None` at the deadline.
+async fn wait(page: &PageHandle, deadline: Instant) -> Result<Option<Round>> {
     let mut changes = page.tracker.subscribe();
+    let mut round = Round::First;
     loop {
         let round_start = std::time::Instant::now();
         let state = match tokio::time::timeout_at(
@@ -46,7 +57,7 @@ async fn wait(page: &PageHandle, deadline: Instant) -> Result<bool> {
         )
         .await
         {
-            Err(_) => return Ok(false),
+            Err(_) => return Ok(None),
             // A document being replaced has no frames to give; look again after the change.
             Ok(Err(_)) => None,
             Ok(Ok(state)) => state.as_str().map(str::to_string),
@@ -54,8 +65,9 @@ async fn wait(page: &PageHandle, deadline: Instant) -> Result<bool> {
         let network = page.tracker.snapshot();
         let quiet = network.in_flight == 0 && network.last_activity <= round_start;
         if state.as_deref() == Some("complete") && quiet {
-            return Ok(true);
+            return Ok(Some(round));
         }
+        round = Round::Later;
         if network.in_flight > 0 || state.is_none() || state.as_deref() != Some("complete") {
             changes.borrow_and_update();
             let next_change = tokio::time::timeout(Duration::from_millis(250), changes.changed());
@@ -63,7 +75,7 @@ async fn wait(page: &PageHandle, deadline: Instant) -> Result<bool> {
                 .await
                 .is_err()
             {
-                return Ok(false);
+                return Ok(None);
             }
         }
     }
