@@ -19,55 +19,6 @@ pub fn chromium_pid(profile_dir: &Path) -> Option<u32> {
         })
 }
 
-/// The main Chromium processes whose profile folder is under `root`.
-pub fn chromium_pids_under(root: &Path) -> Vec<u32> {
-    let needle = format!("--user-data-dir={}/", root.display());
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            let cmdline = String::from_utf8_lossy(&cmdline);
-            let main = cmdline.contains(&needle) && !cmdline.contains("--type=");
-            (main && !process_ended(pid)).then_some(pid)
-        })
-        .collect()
-}
-
-/// The processes of process group `group` (a browser's: see the worker's `chromium::start`).
-pub fn process_group_members(group: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
-            (stat_field(pid, 5)? == i64::from(group)).then_some(pid)
-        })
-        .collect()
-}
-
-/// The nice value of process `pid` (its main thread), while it runs.
-pub fn niceness(pid: u32) -> Option<i32> {
-    stat_field(pid, 19).map(|nice| nice as i32)
-}
-
-/// Numeric field `n` (as proc(5) counts them, from 1) of `/proc/<pid>/stat`, from field 4 on.
-fn stat_field(pid: u32, n: usize) -> Option<i64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields 1 and 2 are the pid and the command, in parentheses that may hold anything.
-    stat.rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(n.checked_sub(3)?)?
-        .parse()
-        .ok()
-}
-
 /// Whether process `pid` has wholly exited: gone, or a zombie whose every thread is gone
 /// (its leader turns zombie while other threads are still tearing down).
 pub fn process_ended(pid: u32) -> bool {

@@ -76,7 +76,6 @@ impl LiveBrowser {
         profile_dir: &Path,
         downloads_dir: &Path,
         policy: Option<&UrlPolicy>,
-        priority: chromium::Priority,
     ) -> Result<Self> {
         tokio::fs::create_dir_all(profile_dir).await?;
         tokio::fs::create_dir_all(downloads_dir).await?;
@@ -108,13 +107,8 @@ impl LiveBrowser {
         args.push("about:blank");
         // How long a command may go unanswered, on chromiumoxide's connection and on ours.
         let command_timeout = config.timeout() + Duration::from_secs(5);
-        let started = chromium::start(
-            &chromium::real_binary(&config.chromium),
-            profile_dir,
-            &args,
-            priority,
-        )
-        .await?;
+        let started =
+            chromium::start(&chromium::real_binary(&config.chromium), profile_dir, &args).await?;
         let mut process = started.child;
         let handler_config = HandlerConfig {
             viewport: None,
@@ -239,15 +233,6 @@ impl LiveBrowser {
             close_later,
             startup_tab,
         })
-    }
-
-    /// Raises a browser launched at [`chromium::Priority::Background`] to normal priority.
-    pub fn to_normal_priority(&self) {
-        if let Some(pid) = self.process.id()
-            && let Err(error) = chromium::to_normal_priority(pid)
-        {
-            tracing::warn!(%error, "a browser launched ahead keeps its low CPU priority");
-        }
     }
 
     /// What the connection's watcher last saw, without asking the process.
@@ -428,7 +413,7 @@ async fn watch_crashes(browser: &Browser, pages: PageIndex) -> Result<tokio::tas
     }))
 }
 
-pub(crate) fn running_as_root() -> bool {
+fn running_as_root() -> bool {
     std::fs::metadata("/proc/self")
         .map(|m| m.uid() == 0)
         .unwrap_or(false)

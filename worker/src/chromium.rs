@@ -58,31 +58,10 @@ pub struct Started {
     pub websocket: String,
 }
 
-/// How much nicer than the worker a browser launched ahead runs until it is handed over (see
-/// [`Priority`]).
-const AHEAD_NICER_BY: i32 = 10;
-
-/// The CPU priority a browser starts at.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Priority {
-    /// A browser someone waits for.
-    Normal,
-    /// A browser launched ahead (`warm`): its start-up (most of a second of CPU, much of it
-    /// after it answers) takes only CPU the browsers in use leave, and it is raised to
-    /// normal when handed over ([`to_normal_priority`]). Only where raising it back is allowed
-    /// (as root); elsewhere it is [`Priority::Normal`], so no workspace keeps a low one.
-    Background,
-}
-
 /// Starts `executable` on `profile_dir` with `flags` (after the base flags; for a flag given
 /// twice with comma lists, such as `--enable-features`, the lists are joined, since Chromium
-/// would take only the last one), at `priority`.
-pub async fn start(
-    executable: &Path,
-    profile_dir: &Path,
-    flags: &[&str],
-    priority: Priority,
-) -> Result<Started> {
+/// would take only the last one).
+pub async fn start(executable: &Path, profile_dir: &Path, flags: &[&str]) -> Result<Started> {
     let user_data_dir = format!("--user-data-dir={}", profile_dir.display());
     let all: Vec<&str> = BASE_FLAGS
         .iter()
@@ -116,13 +95,6 @@ pub async fn start(
     let mut child = command
         .spawn()
         .map_err(|e| WorkerError::Launch(format!("cannot start {}: {e}", executable.display())))?;
-    if priority == Priority::Background
-        && let Some(pid) = child.id()
-        // Best effort: a browser left at normal priority is only a refill that competes.
-        && let Err(error) = set_priority(pid, (own_niceness() + AHEAD_NICER_BY).min(19))
-    {
-        tracing::debug!(%error, "a browser launched ahead runs at normal priority");
-    }
     let stderr = child.stderr.take().expect("stderr is piped");
     match tokio::time::timeout(LAUNCH_TIMEOUT, websocket_from(stderr)).await {
         Ok(Ok(websocket)) => Ok(Started { child, websocket }),
@@ -142,26 +114,6 @@ pub async fn start(
             )))
         }
     }
-}
-
-/// Raises every thread of the browser's process group (its pid, see [`start`]) to the
-/// worker's own priority.
-pub fn to_normal_priority(process_group: u32) -> std::io::Result<()> {
-    set_priority(process_group, own_niceness())
-}
-
-fn own_niceness() -> i32 {
-    rustix::process::getpriority_process(None).unwrap_or(0)
-}
-
-/// Sets the nice value of every thread of `process_group` (set right after the spawn, before
-/// Chromium starts its other processes and threads, which inherit it).
-fn set_priority(process_group: u32, niceness: i32) -> std::io::Result<()> {
-    let group = i32::try_from(process_group)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-        .ok_or_else(|| std::io::Error::other("not a process group id"))?;
-    rustix::process::setpriority_pgrp(Some(group), niceness).map_err(std::io::Error::from)
 }
 
 /// Reads Chromium's stderr up to the line naming its DevTools socket; the rest of its output

@@ -175,14 +175,8 @@ impl Pool {
             return Ok(live);
         }
         let started = Instant::now();
-        let live = LiveBrowser::launch(
-            &self.config,
-            &profile.dir,
-            &profile.downloads_dir,
-            policy,
-            crate::chromium::Priority::Normal,
-        )
-        .await?;
+        let live =
+            LiveBrowser::launch(&self.config, &profile.dir, &profile.downloads_dir, policy).await?;
         tracing::info!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
             elapsed_ms = started.elapsed().as_millis() as u64, "chromium launched");
         crate::metrics::metrics().launches.inc();

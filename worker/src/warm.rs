@@ -7,8 +7,7 @@
 //! workspace (its browser profile, downloads, cookie snapshot, export) goes through the link,
 //! which is the record of whose the folder is. A folder left by an earlier run that no link
 //! names is removed when the worker starts. The pool refills in the background after each
-//! hand-over, at a low CPU priority (raised when handed over), so that a refill slows none of
-//! the browsers in use; its size is `warm_browsers` (zero: none).
+//! hand-over; its size is `warm_browsers` (zero: none).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -16,7 +15,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::browser::LiveBrowser;
-use crate::chromium::Priority;
 use crate::config::WorkerConfig;
 use crate::error::Result;
 use crate::profiles::ProfileKey;
@@ -161,11 +159,6 @@ impl WarmBrowsers {
             &folder.join(crate::profiles::BROWSER_PROFILE),
             &folder.join(crate::profiles::DOWNLOADS),
             None,
-            // Low only where it can be raised back when handed over.
-            match crate::browser::running_as_root() {
-                true => Priority::Background,
-                false => Priority::Normal,
-            },
         )
         .await;
         let live = match launched {
@@ -213,10 +206,7 @@ impl WarmBrowsers {
                 continue;
             }
             match hand_over(&ready.folder, owner, root).await {
-                Ok(()) => {
-                    ready.live.to_normal_priority();
-                    break Some(ready.live);
-                }
+                Ok(()) => break Some(ready.live),
                 Err(error) => {
                     tracing::warn!(%error, "handing a browser launched ahead over failed");
                     discard(ready).await;

@@ -3,7 +3,6 @@
 //! its own (no other tenant's cookies), it keeps its login across a restart, and nothing a
 //! previous run launched and never handed over is left on disk.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -110,58 +109,4 @@ async fn without_a_warm_pool_a_new_workspace_gets_a_folder_of_its_own_name() {
     assert!(std::fs::symlink_metadata(&root).unwrap().is_dir());
     assert!(!dir.path().join("+warm").exists());
     worker.stop().await;
-}
-
-/// A browser launched ahead takes only the CPU the browsers in use leave while it starts: it
-/// runs 10 nicer than the worker until a workspace takes it, then as the worker does, every
-/// process of it. Low only where the worker may raise it back (as root); elsewhere normal.
-#[tokio::test(flavor = "multi_thread")]
-async fn a_browser_launched_ahead_yields_the_cpu_until_a_workspace_takes_it() {
-    let site = serve_site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let profiles = std::fs::canonicalize(dir.path()).unwrap();
-    let worker = Worker::start(warm_config(&profiles)).await;
-    let own = niceness(std::process::id()).unwrap();
-    let as_root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
-    let ahead = if as_root { (own + 10).min(19) } else { own };
-    let pool = profiles.join("+warm");
-    let first = launched_ahead(&pool, None).await;
-    assert_eq!(niceness(first), Some(ahead), "the browser launched ahead");
-
-    let ada = Some(Session::new("tenant-a", "work", "p1"));
-    page_text(&worker.backend, &ada, format!("http://{site}/page")).await;
-    let folder = warm_folder(&profiles, "tenant-a", "work");
-    assert_eq!(chromium_pid(&folder.join("browser-profile")), Some(first));
-    let members = process_group_members(first);
-    assert!(members.len() > 2, "the browser's processes: {members:?}");
-    for pid in members {
-        assert_eq!(
-            niceness(pid),
-            Some(own),
-            "process {pid} of the browser taken"
-        );
-    }
-    // The refill behind it yields again.
-    let refill = launched_ahead(&pool, Some(first)).await;
-    assert_eq!(
-        niceness(refill),
-        Some(ahead),
-        "the browser launched to refill"
-    );
-    worker.stop().await;
-}
-
-/// A browser launched ahead on a folder under `pool` (but `but`), waited for.
-async fn launched_ahead(pool: &Path, but: Option<u32>) -> u32 {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(pid) = chromium_pids_under(pool)
-            .into_iter()
-            .find(|&pid| Some(pid) != but)
-        {
-            return pid;
-        }
-        assert!(Instant::now() < deadline, "no browser was launched ahead");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
