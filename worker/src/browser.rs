@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use chromiumoxide::Browser;
-use chromiumoxide::cdp::browser_protocol::target::{EventTargetCrashed, EventTargetCreated};
+use chromiumoxide::cdp::browser_protocol::target::{
+    EventAttachedToTarget, EventTargetCrashed, EventTargetCreated,
+};
 use chromiumoxide::handler::HandlerConfig;
 use futures::StreamExt;
 use nanomuse_proto::UrlPolicy;
@@ -115,14 +117,23 @@ impl LiveBrowser {
             request_timeout: command_timeout,
             ..HandlerConfig::default()
         };
-        let (browser, mut handler) =
-            match Browser::connect_with_config(started.websocket, handler_config).await {
-                Ok(connected) => connected,
-                Err(error) => {
-                    let _ = process.kill().await;
-                    return Err(WorkerError::Launch(error.to_string()));
-                }
-            };
+        // Chromium answers a connection only once its start-up lets it, so the two wait
+        // together.
+        let (connected, side) = tokio::join!(
+            Browser::connect_with_config(started.websocket.clone(), handler_config),
+            SideChannel::connect(&started.websocket, command_timeout),
+        );
+        let (browser, mut handler, side) = match (connected, side) {
+            (Ok((browser, handler)), Ok(side)) => (browser, handler, Arc::new(side)),
+            (Err(error), _) => {
+                let _ = process.kill().await;
+                return Err(WorkerError::Launch(error.to_string()));
+            }
+            (_, Err(error)) => {
+                let _ = process.kill().await;
+                return Err(error);
+            }
+        };
 
         let alive = Arc::new(AtomicBool::new(true));
         let handler_alive = alive.clone();
@@ -153,71 +164,63 @@ impl LiveBrowser {
             }
         });
 
-        let mut tasks = vec![handler_task];
-        let started = async {
-            let side =
-                Arc::new(SideChannel::connect(browser.websocket_address(), command_timeout).await?);
-            let version = browser.version().await?;
-            let chrome_major = version
-                .product
-                .split('/')
-                .nth(1)
-                .and_then(|v| v.split('.').next())
-                .unwrap_or("156")
-                .to_string();
-            cdp::call_browser(
-                &browser,
-                "Browser.setDownloadBehavior",
-                json!({"behavior": "allow", "downloadPath": downloads_dir, "eventsEnabled": true}),
+        let cookie_snapshot = cookies::snapshot_path(profile_dir);
+        // Each a round trip or a few, none needing another: asked for together.
+        let set_up = async {
+            tokio::try_join!(
+                async {
+                    let version = browser.version().await?;
+                    Ok(version
+                        .product
+                        .split('/')
+                        .nth(1)
+                        .and_then(|v| v.split('.').next())
+                        .unwrap_or("156")
+                        .to_string())
+                },
+                async {
+                    cdp::call_browser(
+                        &browser,
+                        "Browser.setDownloadBehavior",
+                        json!({"behavior": "allow", "downloadPath": downloads_dir,
+                            "eventsEnabled": true}),
+                    )
+                    .await?;
+                    Downloads::watch(&browser, downloads_dir).await
+                },
+                async {
+                    let restored = cookies::restore(&browser, &cookie_snapshot).await?;
+                    if restored > 0 {
+                        tracing::info!(
+                            restored,
+                            "cookies restored from the profile's snapshot (after an unclean stop \
+                             or a move)"
+                        );
+                    }
+                    Ok(())
+                },
+                async {
+                    Ok(
+                        watch_new_windows(&browser, side.clone(), page_index.clone())
+                            .await
+                            .ok(),
+                    )
+                },
+                watch_crashes(&browser, page_index.clone()),
             )
-            .await?;
-            let (downloads, downloads_task) = Downloads::watch(&browser, downloads_dir).await?;
-            let cookie_snapshot = cookies::snapshot_path(profile_dir);
-            let restored = cookies::restore(&browser, &cookie_snapshot).await?;
-            if restored > 0 {
-                tracing::info!(
-                    restored,
-                    "cookies restored from the profile's snapshot (after an unclean stop or a move)"
-                );
-            }
-            Ok::<_, WorkerError>((
-                side,
-                chrome_major,
-                downloads,
-                downloads_task,
-                cookie_snapshot,
-            ))
         };
-        let (side, chrome_major, downloads, downloads_task, cookie_snapshot) = match started.await {
-            Ok(parts) => parts,
-            Err(error) => {
-                let _ = process.kill().await;
-                return Err(error);
-            }
-        };
-        tasks.push(downloads_task);
-        if let Ok(task) = watch_new_windows(&browser, side.clone(), page_index.clone()).await {
-            tasks.push(task);
-        }
-        match watch_crashes(&browser, page_index.clone()).await {
-            Ok(task) => tasks.push(task),
-            Err(error) => {
-                let _ = process.kill().await;
-                return Err(error);
-            }
-        }
-        // The startup tab becomes the first page; any other is not ours and closes once one
-        // of ours is open.
-        let mut startup_tab = None;
-        let mut close_later = Vec::new();
-        for page in browser.pages().await.unwrap_or_default() {
-            let blank = matches!(page.url().await, Ok(Some(url)) if url == "about:blank");
-            if blank && startup_tab.is_none() {
-                startup_tab = Some(page);
-            } else {
-                close_later.push(page.target_id().inner().clone());
-            }
-        }
+        let (chrome_major, (downloads, downloads_task), (), new_windows, crashes) =
+            match set_up.await {
+                Ok(parts) => parts,
+                Err(error) => {
+                    let _ = process.kill().await;
+                    return Err(error);
+                }
+            };
+        let mut tasks = vec![handler_task, downloads_task, crashes];
+        tasks.extend(new_windows);
+        // After the round trips above: by then chromiumoxide has found the startup tab.
+        let (startup_tab, close_later) = startup_tabs(&browser, &side).await;
         Ok(Self {
             browser,
             process,
@@ -354,6 +357,58 @@ impl LiveBrowser {
 }
 
 /// A link or script that opened a window anyway: close it and load its URL in the opener.
+/// How long a launch waits for chromiumoxide to take up the tabs Chromium started with.
+const STARTUP_TABS_WAIT: Duration = Duration::from_secs(2);
+
+/// The tab the browser started with (blank), which becomes its first page, and the targets of
+/// any other tab, which are not ours and close once one of ours is open. Chromium has its tabs
+/// from the start (asked on our own connection); chromiumoxide makes a page of each once it has
+/// attached to it, which is waited for (within a bound: a tab it does not take up in time is
+/// left, and the first page opened anew).
+async fn startup_tabs(
+    browser: &Browser,
+    side: &SideChannel,
+) -> (Option<chromiumoxide::Page>, Vec<String>) {
+    let mut attached = browser.event_listener::<EventAttachedToTarget>().await.ok();
+    let tabs: Vec<String> = match side.call(None, "Target.getTargets", json!({})).await {
+        Ok(reply) => reply["targetInfos"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|target| target["type"] == "page")
+            .filter_map(|target| target["targetId"].as_str().map(str::to_string))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    let deadline = tokio::time::Instant::now() + STARTUP_TABS_WAIT;
+    let pages = loop {
+        let pages = browser.pages().await.unwrap_or_default();
+        let all_taken_up = tabs
+            .iter()
+            .all(|tab| pages.iter().any(|page| page.target_id().inner() == tab));
+        let Some(events) = attached.as_mut().filter(|_| !all_taken_up) else {
+            break pages;
+        };
+        if !matches!(
+            tokio::time::timeout_at(deadline, events.next()).await,
+            Ok(Some(_))
+        ) {
+            break pages;
+        }
+    };
+    let mut startup_tab = None;
+    let mut close_later = Vec::new();
+    for page in pages {
+        let blank = matches!(page.url().await, Ok(Some(url)) if url == "about:blank");
+        if blank && startup_tab.is_none() {
+            startup_tab = Some(page);
+        } else {
+            close_later.push(page.target_id().inner().clone());
+        }
+    }
+    (startup_tab, close_later)
+}
+
 async fn watch_new_windows(
     browser: &Browser,
     side: Arc<SideChannel>,

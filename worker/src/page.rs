@@ -80,11 +80,15 @@ impl PageHandle {
         let target_id = page.target_id().inner().clone();
         // A download this page starts records the page it came from.
         downloads.track_page(&target_id, spec.last_url.clone());
+        // Independent setup, asked for together: our session on the target, the listeners,
+        // and chromiumoxide's session's part.
         let started = async {
-            let side_session = side.attach(&target_id).await?;
-            let tracker =
-                NetworkTracker::start(&page, target_id.clone(), spec.last_url.clone()).await?;
-            let dialogs = dismiss_dialogs(&page).await?;
+            let (side_session, tracker, dialogs, ()) = tokio::try_join!(
+                side.attach(&target_id),
+                NetworkTracker::start(&page, target_id.clone(), spec.last_url.clone()),
+                dismiss_dialogs(&page),
+                chromiumoxide_session_setup(&page),
+            )?;
             Ok::<_, WorkerError>((side_session, tracker, dialogs))
         };
         let (side_session, (tracker, tracker_task), dialogs_task) = match started.await {
@@ -111,24 +115,12 @@ impl PageHandle {
             dialogs_task,
         });
         let setup = async {
-            handle
-                .cdp(
-                    "Emulation.setFocusEmulationEnabled",
-                    json!({"enabled": true}),
-                )
-                .await?;
-            emulation::apply(&handle, &spec.settings, chrome_major).await?;
-            // Domains chromiumoxide enables on its session whose events nothing here reads:
-            // each sends the page's every console message, context and metric over the socket.
-            for method in ["Performance.disable", "Log.disable", "Runtime.disable"] {
-                cdp::call_page(&handle.page, method, json!({})).await?;
-            }
-            cdp::call_page(
-                &handle.page,
-                "Page.addScriptToEvaluateOnNewDocument",
-                json!({"source": nanomuse_proto::scripts::ONE_TAB, "runImmediately": true}),
-            )
-            .await
+            let focus = handle.cdp(
+                "Emulation.setFocusEmulationEnabled",
+                json!({"enabled": true}),
+            );
+            let emulation = emulation::apply(&handle, &spec.settings, chrome_major);
+            tokio::try_join!(focus, emulation).map(|_| ())
         };
         if let Err(error) = setup.await {
             let _ = handle.close().await;
@@ -243,6 +235,22 @@ const DIALOG_STORM_WINDOW: std::time::Duration = std::time::Duration::from_secs(
 /// What a page's dialogs become after a storm: `alert` nothing, `confirm` no, `prompt` none.
 const SILENCE_DIALOGS: &str = "window.alert = () => undefined; \
     window.confirm = () => false; window.prompt = () => null;";
+
+/// What chromiumoxide's session on a page needs: the domains it enables whose events nothing
+/// here reads turned off (each sends the page's every console message, context and metric over
+/// the socket), and the script that keeps the page's links in this tab (`ONE_TAB`), which
+/// Chromium runs only on a session with Page enabled.
+async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
+    let disabled = ["Performance.disable", "Log.disable", "Runtime.disable"]
+        .map(|method| cdp::call_page(page, method, json!({})));
+    let script = cdp::call_page(
+        page,
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": nanomuse_proto::scripts::ONE_TAB, "runImmediately": true}),
+    );
+    let (disabled, script) = tokio::join!(futures::future::try_join_all(disabled), script);
+    disabled.and(script).map(|_| ())
+}
 
 /// Answers every JavaScript dialog of `page` at once, as no one is there to: `alert` and
 /// `beforeunload` are accepted (the page goes on, or is left), `confirm` and `prompt` are
