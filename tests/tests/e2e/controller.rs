@@ -238,6 +238,61 @@ async fn frames_come_for_page_changing_actions_only_and_the_thirteenth_pushes_ou
     fleet.stop().await;
 }
 
+/// A click's frame shows what the click did, whether the page drew it at once, in its next
+/// animation frame or after a request it made (a picture taken beside the settle is the frame
+/// only when the page was quiet at the settle's first look). Each a few times: the frame and
+/// the page's drawing race.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_clicks_frame_shows_what_it_painted_at_once_in_the_next_frame_or_after_a_request() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let painted = [
+        ("Green now", [0, 160, 0]),
+        ("Red next frame", [200, 0, 0]),
+        ("Blue after a request", [0, 0, 200]),
+    ];
+    for (button, colour) in painted {
+        for round in 0..4 {
+            let page = navigate(
+                &mut tool,
+                "paint",
+                format!("http://{site}/fixtures/paint.html"),
+            )
+            .await;
+            let reply = click(&mut tool, "paint", element(&page, button)).await;
+            let frame = tool
+                .get_frame(GetFrameRequest {
+                    thread: "paint".into(),
+                    frame_id: reply.frame.expect("a click makes a frame").id,
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            // Below the buttons: the page's background.
+            let seen = pixel(&frame.jpeg, 640, 600);
+            let near = seen
+                .iter()
+                .zip(colour)
+                .all(|(&a, b)| (a as i32 - b).abs() <= 24);
+            assert!(
+                near,
+                "{button}, round {round}: the frame shows {seen:?}, not {colour:?}"
+            );
+        }
+    }
+    fleet.stop().await;
+}
+
+/// The RGB of the pixel at (x, y) of a JPEG.
+fn pixel(jpeg: &[u8], x: usize, y: usize) -> [u8; 3] {
+    let mut decoder = jpeg_decoder::Decoder::new(jpeg);
+    let pixels = decoder.decode().expect("a JPEG");
+    let width = decoder.info().expect("its header").width as usize;
+    let at = (y * width + x) * 3;
+    [pixels[at], pixels[at + 1], pixels[at + 2]]
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn type_into_an_element_that_takes_no_text_names_the_fields_that_do() {
     let site = serve_site().await;
