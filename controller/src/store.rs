@@ -183,10 +183,34 @@ fn encode<T: Serialize>(value: &T) -> Vec<u8> {
     serde_json::to_vec(value).expect("records serialise")
 }
 
+/// How long opening the store waits for sled's file lock (see [`SledStore::open`]).
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 impl SledStore {
+    /// Opens the store at `path`. A store a controller has just closed (one restarted in the
+    /// same process, or started right after the last one exited) can keep sled's file lock a
+    /// moment after its last handle is gone, as sled's own threads let go of it; so a held lock
+    /// is waited for, up to [`LOCK_WAIT`], before it is the error (another controller on the
+    /// same folder).
     pub fn open(path: &Path) -> Result<Self> {
-        let db = sled::Config::new().path(path).open()?;
-        Self::from_db(db)
+        Self::open_waiting(path, LOCK_WAIT)
+    }
+
+    fn open_waiting(path: &Path, wait: std::time::Duration) -> Result<Self> {
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            match sled::Config::new().path(path).open() {
+                // sled says so in words only (an `Other` I/O error).
+                Err(sled::Error::Io(error))
+                    if error.to_string().contains("could not acquire lock")
+                        && std::time::Instant::now() < deadline =>
+                {
+                    // No event tells when the lock goes: looked at again shortly.
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                opened => return Self::from_db(opened?),
+            }
+        }
     }
 
     /// A store that lives in memory only (for tests).
@@ -560,6 +584,27 @@ mod tests {
             Some("worker-2")
         );
         assert_eq!(store.placement_counts().unwrap().get("worker-2"), Some(&1));
+    }
+
+    #[test]
+    fn a_store_still_locked_by_one_closing_opens_once_it_is_let_go_and_one_kept_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let closing = SledStore::open(dir.path()).unwrap();
+        let let_go = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            drop(closing);
+        });
+        let reopened = SledStore::open(dir.path()).expect("opened once the lock was let go");
+        let_go.join().unwrap();
+        let kept = SledStore::open_waiting(dir.path(), std::time::Duration::from_millis(100));
+        let Err(error) = kept else {
+            panic!("a store held open by another opened")
+        };
+        assert!(
+            error.to_string().contains("could not acquire lock"),
+            "{error}"
+        );
+        drop(reopened);
     }
 
     #[test]
