@@ -219,7 +219,6 @@ impl LiveBrowser {
             };
         let mut tasks = vec![handler_task, downloads_task, crashes];
         tasks.extend(new_windows);
-        // After the round trips above: by then chromiumoxide has found the startup tab.
         let (startup_tab, close_later) = startup_tabs(&browser, &side).await;
         Ok(Self {
             browser,
@@ -356,7 +355,6 @@ impl LiveBrowser {
     }
 }
 
-/// A link or script that opened a window anyway: close it and load its URL in the opener.
 /// How long a launch waits for chromiumoxide to take up the tabs Chromium started with.
 const STARTUP_TABS_WAIT: Duration = Duration::from_secs(2);
 
@@ -409,6 +407,7 @@ async fn startup_tabs(
     (startup_tab, close_later)
 }
 
+/// A link or script that opened a window anyway: close it and load its URL in the opener.
 async fn watch_new_windows(
     browser: &Browser,
     side: Arc<SideChannel>,
