@@ -16,4 +16,6 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The gateway binary first: the phone's tests run against it.
 cargo build --workspace --bins --quiet
 android/run-tests.sh
-cargo test --workspace
+# A test that hangs fails the run within 30 min (the output names it: "has been running for
+# over 60 seconds") rather than holding CI to its own limit.
+timeout --kill-after=30 1800 cargo test --workspace

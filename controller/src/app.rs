@@ -229,7 +229,7 @@ impl Controller {
             refused: Default::default(),
             downloaded: Default::default(),
             reopened: Default::default(),
-            frame_beside_settle: !route.on_phone(),
+            frame_beside_listing: !route.on_phone(),
             early_shot: Default::default(),
         }
     }
@@ -526,7 +526,7 @@ async fn capture_frame(
     };
     let shot = match early {
         Some(shot) => Ok(shot),
-        // Not asked for beside the settle, or lost on the way: taken now.
+        // Not asked for beside the listing, or lost on the way: taken now.
         None => {
             backend
                 .screenshot(nanomuse_proto::ScreenshotRequest {

@@ -296,9 +296,9 @@ pub struct Harness {
     pub store: Arc<SledStore>,
     pub frames: FrameHub,
     pub record: ThreadRecord,
-    /// Whether actions ask for their picture beside the settle (as on a worker); off by
-    /// default, so that the ops a test sees come in one order.
-    pub frame_beside_settle: bool,
+    /// Whether actions picture a page found quiet at once while they list it (as on a
+    /// worker); off by default, so that the ops a test sees come in one order.
+    pub frame_beside_listing: bool,
 }
 
 impl Harness {
@@ -316,7 +316,7 @@ impl Harness {
             frames: FrameHub::new(store.clone()),
             store,
             record,
-            frame_beside_settle: false,
+            frame_beside_listing: false,
         }
     }
 
@@ -341,7 +341,7 @@ impl Harness {
             refused: Default::default(),
             downloaded: Default::default(),
             reopened: Default::default(),
-            frame_beside_settle: self.frame_beside_settle,
+            frame_beside_listing: self.frame_beside_listing,
             early_shot: Default::default(),
         }
     }

@@ -106,6 +106,11 @@ impl Engine {
             true => Some(page.op_lock.lock().await),
             false => None,
         };
+        // What starts something on the page begins an action: a settle after it is quiet at
+        // once only if no request came since.
+        if changes == Changes::Page {
+            page.tracker.mark_action();
+        }
         let bound = self.op_bound();
         let outcome = tokio::select! {
             biased;
@@ -161,7 +166,13 @@ impl Backend for Engine {
             request.session.as_ref(),
             "navigate",
             Changes::Cookies,
-            async |page| ops::navigate::run(page, &request, timeout).await,
+            async |page| {
+                let reply = ops::navigate::run(page, &request, timeout).await?;
+                // Its load's requests are the navigation itself; any after it, the page still
+                // changing.
+                page.tracker.mark_action();
+                Ok(reply)
+            },
         )
         .await
     }
@@ -222,7 +233,13 @@ impl Backend for Engine {
             request.session.as_ref(),
             "back",
             Changes::Cookies,
-            async |page| ops::back::run(page, &request, timeout).await,
+            async |page| {
+                let reply = ops::back::run(page, &request, timeout).await?;
+                // Its load's requests are the navigation itself; any after it, the page still
+                // changing.
+                page.tracker.mark_action();
+                Ok(reply)
+            },
         )
         .await
     }

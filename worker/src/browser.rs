@@ -247,18 +247,53 @@ impl LiveBrowser {
         self.alive.load(Ordering::SeqCst) && matches!(self.process.try_wait(), Ok(None))
     }
 
+    /// Makes the page of `key`: the startup tab or a new one, set up with `spec`'s settings.
+    /// A tab whose renderer crashes while it is set up (one placed in a renderer process that
+    /// was just killed, as Chromium keeps one started ahead) would answer nothing, so it is
+    /// left and another opened, a few times.
     pub async fn create_page(&mut self, key: &str, spec: &PageSpec) -> Result<Arc<PageHandle>> {
-        let page = PageHandle::create(
-            &self.browser,
-            self.startup_tab.take(),
-            self.side.clone(),
-            self.downloads.clone(),
-            self.cookies.clone(),
-            self.egress.clone(),
-            spec,
-            &self.chrome_major,
-        )
-        .await?;
+        let mut crashes = self.browser.event_listener::<EventTargetCrashed>().await?;
+        let mut attempt = 1;
+        let page = loop {
+            let tab = match self.startup_tab.take() {
+                Some(tab) => tab,
+                None => self.open_tab().await?,
+            };
+            let target = tab.target_id().inner().clone();
+            let set_up = PageHandle::create(
+                tab,
+                self.side.clone(),
+                self.downloads.clone(),
+                self.cookies.clone(),
+                self.egress.clone(),
+                spec,
+                &self.chrome_major,
+            );
+            let crashed = async {
+                while let Some(event) = crashes.next().await {
+                    if event.target_id.inner() == &target {
+                        return event;
+                    }
+                }
+                std::future::pending().await
+            };
+            tokio::select! {
+                page = set_up => break page?,
+                event = crashed => {
+                    tracing::warn!(status = %event.status, attempt,
+                        "a new tab's renderer crashed while it was set up");
+                    self.close_later.push(target);
+                    if attempt == NEW_TAB_ATTEMPTS {
+                        return Err(WorkerError::BrowserGone(format!(
+                            "the renderer of each of {NEW_TAB_ATTEMPTS} new tabs crashed as it \
+                             opened ({}); try again",
+                            event.status
+                        )));
+                    }
+                    attempt += 1;
+                }
+            }
+        };
         self.page_index
             .lock()
             .unwrap()
@@ -275,6 +310,49 @@ impl LiveBrowser {
             }
         }
         Ok(page)
+    }
+
+    /// A new blank tab. Opened on our own connection, then waited for until chromiumoxide has
+    /// attached to it: chromiumoxide's own `new_page` waits, without a bound, for the blank
+    /// document's load, which a tab whose renderer crashed as it opened never has (right after
+    /// a renderer was killed, 1 in 5 such tabs hung there for good under load).
+    async fn open_tab(&self) -> Result<chromiumoxide::Page> {
+        let mut attached = self
+            .browser
+            .event_listener::<EventAttachedToTarget>()
+            .await?;
+        let reply = self
+            .side
+            .call(None, "Target.createTarget", json!({"url": "about:blank"}))
+            .await?;
+        let target = reply["targetId"]
+            .as_str()
+            .ok_or_else(|| WorkerError::BrowserGone("Chromium opened no tab".into()))?
+            .to_string();
+        let deadline = tokio::time::Instant::now() + TAB_TAKE_UP_WAIT;
+        let mut pages = taken_up(
+            &self.browser,
+            &mut attached,
+            std::slice::from_ref(&target),
+            deadline,
+        )
+        .await;
+        match pages
+            .iter()
+            .position(|page| page.target_id().inner() == &target)
+        {
+            Some(at) => Ok(pages.swap_remove(at)),
+            None => {
+                let _ = self
+                    .side
+                    .call(None, "Target.closeTarget", json!({"targetId": target}))
+                    .await;
+                Err(WorkerError::BrowserGone(format!(
+                    "Chromium opened a tab that did not become a page within {} s",
+                    TAB_TAKE_UP_WAIT.as_secs()
+                )))
+            }
+        }
     }
 
     /// Whether `key` is the only page of ours open: closing it would close the last window.
@@ -355,8 +433,11 @@ impl LiveBrowser {
     }
 }
 
-/// How long a launch waits for chromiumoxide to take up the tabs Chromium started with.
-const STARTUP_TABS_WAIT: Duration = Duration::from_secs(2);
+/// How many new tabs a page is tried in when their renderers crash as they open.
+const NEW_TAB_ATTEMPTS: u32 = 3;
+
+/// How long a tab may take to become a page of chromiumoxide's (attached to, set up).
+const TAB_TAKE_UP_WAIT: Duration = Duration::from_secs(5);
 
 /// The tab the browser started with (blank), which becomes its first page, and the targets of
 /// any other tab, which are not ours and close once one of ours is open. Chromium has its tabs
@@ -367,7 +448,9 @@ async fn startup_tabs(
     browser: &Browser,
     side: &SideChannel,
 ) -> (Option<chromiumoxide::Page>, Vec<String>) {
-    let mut attached = browser.event_listener::<EventAttachedToTarget>().await.ok();
+    let Ok(mut attached) = browser.event_listener::<EventAttachedToTarget>().await else {
+        return (None, Vec::new());
+    };
     let tabs: Vec<String> = match side.call(None, "Target.getTargets", json!({})).await {
         Ok(reply) => reply["targetInfos"]
             .as_array()
@@ -378,22 +461,8 @@ async fn startup_tabs(
             .collect(),
         Err(_) => Vec::new(),
     };
-    let deadline = tokio::time::Instant::now() + STARTUP_TABS_WAIT;
-    let pages = loop {
-        let pages = browser.pages().await.unwrap_or_default();
-        let all_taken_up = tabs
-            .iter()
-            .all(|tab| pages.iter().any(|page| page.target_id().inner() == tab));
-        let Some(events) = attached.as_mut().filter(|_| !all_taken_up) else {
-            break pages;
-        };
-        if !matches!(
-            tokio::time::timeout_at(deadline, events.next()).await,
-            Ok(Some(_))
-        ) {
-            break pages;
-        }
-    };
+    let deadline = tokio::time::Instant::now() + TAB_TAKE_UP_WAIT;
+    let pages = taken_up(browser, &mut attached, &tabs, deadline).await;
     let mut startup_tab = None;
     let mut close_later = Vec::new();
     for page in pages {
@@ -405,6 +474,31 @@ async fn startup_tabs(
         }
     }
     (startup_tab, close_later)
+}
+
+/// chromiumoxide's pages once it has taken up every one of `targets` (attached to it), or at
+/// `deadline` those it has; `attached` was subscribed to before the targets were asked for, so
+/// no attach is missed between the two.
+async fn taken_up(
+    browser: &Browser,
+    attached: &mut chromiumoxide::listeners::EventStream<EventAttachedToTarget>,
+    targets: &[String],
+    deadline: tokio::time::Instant,
+) -> Vec<chromiumoxide::Page> {
+    loop {
+        let pages = browser.pages().await.unwrap_or_default();
+        let all_taken_up = targets
+            .iter()
+            .all(|target| pages.iter().any(|page| page.target_id().inner() == target));
+        if all_taken_up
+            || !matches!(
+                tokio::time::timeout_at(deadline, attached.next()).await,
+                Ok(Some(_))
+            )
+        {
+            return pages;
+        }
+    }
 }
 
 /// A link or script that opened a window anyway: close it and load its URL in the opener.

@@ -4,9 +4,8 @@
 
 use std::sync::{Arc, Mutex};
 
+use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::page::{DialogType, EventJavascriptDialogOpening};
-use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
-use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -51,15 +50,13 @@ pub struct PageHandle {
 }
 
 impl PageHandle {
-    /// Creates a page in `browser` with `spec`'s settings, a tab of the browser's window — or
-    /// makes `startup`, the tab the browser started with, the page: it is there already, which
-    /// saves creating a target and starting its renderer. Every page emulates focus, which
+    /// Makes `page`, a blank tab of the browser's window (the one it started with, or one
+    /// opened for it), a page of ours with `spec`'s settings. Every page emulates focus, which
     /// also keeps a tab that is not the window's front one drawn (an undrawn page would never
     /// settle) — as Playwright's pages are; tabs cost the browser less than a window each.
     #[allow(clippy::too_many_arguments)]
     pub async fn create(
-        browser: &Browser,
-        startup: Option<Page>,
+        page: Page,
         side: Arc<SideChannel>,
         downloads: Arc<Downloads>,
         cookies: Arc<CookieSnapshots>,
@@ -67,16 +64,6 @@ impl PageHandle {
         spec: &PageSpec,
         chrome_major: &str,
     ) -> Result<Arc<Self>> {
-        let page = match startup {
-            Some(page) => page,
-            None => {
-                let params = CreateTargetParams::builder()
-                    .url("about:blank")
-                    .build()
-                    .map_err(WorkerError::invalid)?;
-                browser.new_page(params).await?
-            }
-        };
         let target_id = page.target_id().inner().clone();
         // A download this page starts records the page it came from.
         downloads.track_page(&target_id, spec.last_url.clone());

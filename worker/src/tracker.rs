@@ -39,6 +39,8 @@ pub struct NetworkSnapshot {
 pub struct NetworkTracker {
     requests: Mutex<Requests>,
     last_activity: Mutex<Instant>,
+    /// When the page's latest action began (an input), or its latest navigation loaded.
+    action_mark: Mutex<Instant>,
     /// The main frame's URL after its last committed navigation.
     last_url: Arc<Mutex<Option<String>>>,
     /// The `host:port`s the page requested since its refusals were last taken.
@@ -64,6 +66,7 @@ impl NetworkTracker {
         let tracker = Arc::new(Self {
             requests: Mutex::default(),
             last_activity: Mutex::new(Instant::now()),
+            action_mark: Mutex::new(Instant::now()),
             last_url,
             requested: Mutex::default(),
             changes: watch::channel(0).0,
@@ -93,6 +96,20 @@ impl NetworkTracker {
             }
         });
         Ok((tracker, task))
+    }
+
+    /// Marks the start of an action on the page (or the load of a navigation): requests
+    /// before it are not the action's.
+    pub fn mark_action(&self) {
+        *self.action_mark.lock().unwrap() = Instant::now();
+    }
+
+    /// Whether no request is in flight and none started or ended since the latest
+    /// [`Self::mark_action`]: what the action did then needed no response, not even one that
+    /// ended before a settle began (whose script may not have run yet).
+    pub fn quiet_since_action(&self) -> bool {
+        self.requests.lock().unwrap().in_flight.is_empty()
+            && *self.last_activity.lock().unwrap() <= *self.action_mark.lock().unwrap()
     }
 
     fn notify(&self) {
@@ -166,5 +183,42 @@ impl NetworkTracker {
     /// A receiver that wakes on the next change.
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.changes.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tracker() -> NetworkTracker {
+        NetworkTracker {
+            requests: Mutex::default(),
+            last_activity: Mutex::new(Instant::now()),
+            action_mark: Mutex::new(Instant::now()),
+            last_url: Arc::default(),
+            requested: Mutex::default(),
+            changes: watch::channel(0).0,
+            main_frame: "main".into(),
+        }
+    }
+
+    #[test]
+    fn a_request_that_ended_after_the_action_began_means_the_page_was_not_quiet_since() {
+        let tracker = tracker();
+        tracker.on_start("1");
+        tracker.mark_action();
+        assert!(!tracker.quiet_since_action(), "in flight across the mark");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        tracker.on_end("1");
+        assert!(
+            !tracker.quiet_since_action(),
+            "it ended after the mark, though nothing is in flight"
+        );
+        assert_eq!(tracker.snapshot().in_flight, 0);
+        tracker.mark_action();
+        assert!(
+            tracker.quiet_since_action(),
+            "nothing since the next action"
+        );
     }
 }

@@ -77,11 +77,11 @@ mod tests {
         assert_eq!(h.listed_url().as_deref(), Some("https://shop.example/cart"));
     }
 
-    /// A harness that asks for the picture beside the settle, as on a worker, and whose next
-    /// settle answers `at_once`.
-    async fn beside_a_settle(at_once: bool) -> Harness {
+    /// A harness that pictures a page found quiet at once while it lists it, as on a worker,
+    /// and whose next settle answers `at_once`.
+    async fn beside_the_listing(at_once: bool) -> Harness {
         let mut h = Harness::showing(&shop());
-        h.frame_beside_settle = true;
+        h.frame_beside_listing = true;
         h.list_first().await;
         h.backend.reply::<SettleRequest>(SettleReply {
             settled: true,
@@ -89,30 +89,35 @@ mod tests {
             ..Default::default()
         });
         h.backend.reply::<ScreenshotRequest>(ScreenshotReply {
-            jpeg: b"beside the settle".to_vec(),
+            jpeg: b"beside the listing".to_vec(),
             ..Default::default()
         });
         h
     }
 
     #[tokio::test]
-    async fn the_frame_is_the_picture_taken_beside_a_settle_that_found_the_page_quiet_at_once() {
-        let h = beside_a_settle(true).await;
+    async fn the_frame_is_the_picture_asked_for_after_a_settle_that_found_the_page_quiet_at_once() {
+        let h = beside_the_listing(true).await;
         let (_, frame) = h.ok(click(1)).await;
         let early = frame
             .unwrap()
             .early
-            .expect("the picture taken beside the settle");
-        assert_eq!(early.await.unwrap().unwrap().jpeg, b"beside the settle");
+            .expect("the picture asked for after the settle");
+        assert_eq!(early.await.unwrap().unwrap().jpeg, b"beside the listing");
         assert_eq!(h.backend.requests::<ScreenshotRequest>().len(), 1);
     }
 
     #[tokio::test]
     async fn a_page_busy_at_the_settles_first_look_is_pictured_after_the_reply() {
-        let h = beside_a_settle(false).await;
+        let h = beside_the_listing(false).await;
         let (reply, frame) = h.ok(click(1)).await;
         assert!(reply.text.starts_with("Clicked 'Add'."), "{}", reply.text);
         assert!(frame.unwrap().early.is_none());
+        assert!(
+            h.backend.requests::<ScreenshotRequest>().is_empty(),
+            "no picture is asked for while the page is at work (a capture pending when its \
+             renderer dies takes the browser down)"
+        );
     }
 
     #[tokio::test]

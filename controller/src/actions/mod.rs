@@ -74,11 +74,11 @@ pub struct Ctx<'a> {
     pub downloaded: std::sync::Mutex<Vec<String>>,
     /// Whether this action has opened the page anew already (see [`Ctx::op`]).
     pub reopened: tokio::sync::Mutex<bool>,
-    /// Whether the backend takes a picture beside a settle (a worker's screenshot waits for
-    /// no other op); a phone's is not asked for one that may be thrown away.
-    pub frame_beside_settle: bool,
-    /// The picture asked for beside the last settle, when the page was quiet at its first
-    /// look (so it shows the page the listing is about to read).
+    /// Whether a page found quiet at once by a settle is pictured while it is listed (a
+    /// worker's screenshot waits for no other op); a phone's comes after the reply.
+    pub frame_beside_listing: bool,
+    /// The picture asked for right after the last settle, which found the page quiet at once
+    /// (so it shows the page the listing reads).
     pub early_shot: std::sync::Mutex<Option<EarlyShot>>,
 }
 
@@ -314,35 +314,23 @@ impl Ctx<'_> {
         Ok(reply)
     }
 
-    /// Settles before a [`Ctx::look`], asking for the look's picture beside the settle: the
-    /// screenshot waits for the page's next drawn frame, as the settle's first look does, so
-    /// when the page was quiet at that look the picture is the frame of what the listing reads,
-    /// ready about when the listing is instead of a frame later. Otherwise it is thrown away
-    /// and the frame taken after the reply, as without.
+    /// Settles before a [`Ctx::look`]; when the page was quiet at the settle's first look and
+    /// needed no response since the action began, its picture is asked for at once, to be
+    /// taken while the page is listed, instead of after the reply. Asked for only after the
+    /// settle: a capture still pending when a renderer dies takes Chromium's browser process
+    /// down with it (SIGSEGV, Chromium 156), and a settle is when a page is still at work.
     pub(crate) async fn settle_for_look(&self, timeout_ms: u32) -> Result<bool> {
-        if !self.frame_beside_settle {
-            return self.settle(timeout_ms).await;
+        let reply = self.settle_reply(timeout_ms).await?;
+        if self.frame_beside_listing && reply.at_once {
+            let backend = self.backend.clone();
+            let request = ScreenshotRequest {
+                session: self.session(),
+                quality: 0,
+            };
+            let shot = tokio::spawn(async move { backend.screenshot(request).await });
+            *self.early_shot.lock().unwrap() = Some(shot);
         }
-        let backend = self.backend.clone();
-        let request = ScreenshotRequest {
-            session: self.session(),
-            quality: 0,
-        };
-        let shot = tokio::spawn(async move { backend.screenshot(request).await });
-        let reopened_before = *self.reopened.lock().await;
-        let reply = self.settle_reply(timeout_ms).await;
-        // A page opened anew meanwhile may have been pictured blank, before it was brought back.
-        let same_page = *self.reopened.lock().await == reopened_before;
-        match reply {
-            Ok(reply) if reply.at_once && same_page => {
-                *self.early_shot.lock().unwrap() = Some(shot);
-                Ok(reply.settled)
-            }
-            other => {
-                shot.abort();
-                other.map(|reply| reply.settled)
-            }
-        }
+        Ok(reply.settled)
     }
 
     /// Lists the page (stored as the thread's last listing).

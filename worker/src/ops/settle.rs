@@ -27,7 +27,7 @@ pub async fn run(
     .min(MAX_SETTLE);
     let deadline = Instant::now() + bound;
     let settled = wait(page, deadline).await?;
-    let at_once = settled == Some(Round::First);
+    let at_once = settled == Some(Round::First) && page.tracker.quiet_since_action();
     // A click on a link to a file: its download, once complete, is what the action did.
     let downloads = page.downloads.finished(&page.target_id, deadline).await;
     Ok(SettleReply {
