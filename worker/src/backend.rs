@@ -166,13 +166,7 @@ impl Backend for Engine {
             request.session.as_ref(),
             "navigate",
             Changes::Cookies,
-            async |page| {
-                let reply = ops::navigate::run(page, &request, timeout).await?;
-                // Its load's requests are the navigation itself; any after it, the page still
-                // changing.
-                page.tracker.mark_action();
-                Ok(reply)
-            },
+            async |page| ops::navigate::run(page, &request, timeout).await,
         )
         .await
     }
@@ -233,13 +227,7 @@ impl Backend for Engine {
             request.session.as_ref(),
             "back",
             Changes::Cookies,
-            async |page| {
-                let reply = ops::back::run(page, &request, timeout).await?;
-                // Its load's requests are the navigation itself; any after it, the page still
-                // changing.
-                page.tracker.mark_action();
-                Ok(reply)
-            },
+            async |page| ops::back::run(page, &request, timeout).await,
         )
         .await
     }

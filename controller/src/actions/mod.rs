@@ -38,8 +38,8 @@ use crate::store::{Store, ThreadRecord};
 const LISTING_MAX: u32 = 80;
 
 /// A frame an action promised in its reply; it is captured right after the reply goes out,
-/// before the thread's next action may start — or was asked for beside the settle before the
-/// listing (`early`, see [`Ctx::settle_for_look`]).
+/// before the thread's next action may start — or was asked for right after the settle,
+/// beside the listing (`early`, see [`Ctx::settle_for_look`]).
 #[derive(Debug)]
 pub struct PendingFrame {
     pub id: String,

@@ -123,8 +123,8 @@ fn steps_table(md: &mut String, results: &Results) {
         "- **reply (serve)**: `Act` over gRPC to `nanomuse-browser serve`'s controller, whose \
          worker runs in the same process (reached without gRPC), until the reply — listing \
          included — is back: what the model waits for. The reply does not wait for the picture, \
-         which is asked for beside the settle (and kept when the page was quiet at the \
-         settle's first look) or else taken right after the reply.\n\
+         which is asked for beside the listing when the settle found the page quiet at its \
+         first look, else right after the reply.\n\
          - **frame (serve)**: the same call until its frame (the picture, stored) reaches a \
          `WatchFrames` subscriber.\n\
          - **reply / frame (multi-process)**: the same, with the `controller` and `worker` \

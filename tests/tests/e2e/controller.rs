@@ -239,9 +239,9 @@ async fn frames_come_for_page_changing_actions_only_and_the_thirteenth_pushes_ou
 }
 
 /// A click's frame shows what the click did, whether the page drew it at once, in its next
-/// animation frame or after a request it made (a picture taken beside the settle is the frame
-/// only when the page was quiet at the settle's first look). Each a few times: the frame and
-/// the page's drawing race.
+/// animation frame or after a request it made (the picture is asked for beside the listing
+/// only when the settle found the page quiet at its first look, with no request since the
+/// click). Each a few times: the frame and the page's drawing race.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_clicks_frame_shows_what_it_painted_at_once_in_the_next_frame_or_after_a_request() {
     let site = serve_site().await;

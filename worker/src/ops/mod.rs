@@ -41,7 +41,8 @@ pub async fn page_info(page: &PageHandle) -> Result<PageInfo> {
 }
 
 /// Waits for the main frame's `load`, of `loader` when given, else of whatever document
-/// commits next.
+/// commits next. The requests before it are the document's own, so its load marks the start
+/// of what a settle after it looks at (see [`crate::tracker::NetworkTracker::mark_action`]).
 pub async fn wait_for_load(
     page: &PageHandle,
     events: &mut EventStream<EventLifecycleEvent>,
@@ -51,6 +52,7 @@ pub async fn wait_for_load(
         let ours = event.frame_id.inner() == &page.target_id
             && loader.is_none_or(|loader| event.loader_id.inner() == loader);
         if ours && event.name == "load" {
+            page.tracker.mark_action();
             return Ok(());
         }
     }
