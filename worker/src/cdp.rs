@@ -1,9 +1,10 @@
 //! Untyped CDP commands. A page's commands go over a [`SideChannel`], a raw CDP connection of
 //! our own with a flat session on the page's target: chromiumoxide turns every `Page.navigate`
 //! it carries into a wait for a new document and `load` (which never comes for a download or a
-//! 204), and a reply through its handler comes ~0.5 ms later than through ours. chromiumoxide
-//! keeps the events (network, lifecycle, targets, downloads) and some setup ([`call_browser`],
-//! [`call_page`]).
+//! 204), and a reply through its handler comes ~0.5 ms later than through ours. The page's
+//! network and lifecycle events come on that session too, in order with its replies (see
+//! [`crate::tracker`]); chromiumoxide keeps the other events (targets, downloads, dialogs, file
+//! choosers, screencast) and some setup ([`call_browser`], [`call_page`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -87,11 +88,20 @@ fn gone() -> WorkerError {
     WorkerError::BrowserGone("the CDP connection is closed".into())
 }
 
-/// Our own CDP connection to a browser. It reads only replies: no domain is enabled on its
-/// sessions, so no events come.
+/// What a session's events are handed to, one at a time, in the order they came.
+pub type EventSink = Arc<dyn Fn(&str, &Value) + Send + Sync>;
+
+/// The sink of each session that listens; the events of other sessions are dropped.
+type Sinks = Arc<Mutex<HashMap<String, EventSink>>>;
+
+/// Our own CDP connection to a browser: the replies to our commands, and the events of the
+/// sessions that [`SideChannel::listen`] (a page's network tracker). An event is handed to its
+/// sink before the next message is read, so whoever gets a reply knows that every event its
+/// session sent before it has been handed over.
 pub struct SideChannel {
     outgoing: mpsc::UnboundedSender<String>,
     pending: Pending,
+    sinks: Sinks,
     next_id: AtomicU64,
     /// How long a command may go unanswered, as chromiumoxide's request timeout: a crashed
     /// renderer never answers `Runtime.evaluate`.
@@ -116,6 +126,8 @@ impl SideChannel {
             }
         });
         let reader_pending = pending.clone();
+        let sinks: Sinks = Arc::default();
+        let reader_sinks = sinks.clone();
         let reader = tokio::spawn(async move {
             while let Some(Ok(message)) = stream.next().await {
                 let Message::Text(text) = message else {
@@ -125,6 +137,13 @@ impl SideChannel {
                     continue;
                 };
                 let Some(id) = value.get("id").and_then(Value::as_u64) else {
+                    let session = value.get("sessionId").and_then(Value::as_str);
+                    let sink = session.and_then(|s| reader_sinks.lock().unwrap().get(s).cloned());
+                    if let (Some(sink), Some(method)) =
+                        (sink, value.get("method").and_then(Value::as_str))
+                    {
+                        sink(method, value.get("params").unwrap_or(&Value::Null));
+                    }
                     continue;
                 };
                 let waiter = reader_pending
@@ -150,6 +169,7 @@ impl SideChannel {
         Ok(Self {
             outgoing,
             pending,
+            sinks,
             next_id: AtomicU64::new(1),
             timeout,
             tasks: vec![writer, reader],
@@ -210,6 +230,17 @@ impl SideChannel {
             .send(message.to_string())
             .map_err(|_| gone())?;
         Ok(sent)
+    }
+
+    /// Hands the events of `session` to `sink` from now on (only those of the domains enabled
+    /// on it come).
+    pub fn listen(&self, session: &str, sink: EventSink) {
+        self.sinks.lock().unwrap().insert(session.to_string(), sink);
+    }
+
+    /// Stops handing over the events of `session`.
+    pub fn forget(&self, session: &str) {
+        self.sinks.lock().unwrap().remove(session);
     }
 
     /// Attaches to a target with a flat session of this connection.

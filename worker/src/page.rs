@@ -1,6 +1,6 @@
-//! One page of a profile's browser: the chromiumoxide page (for its events), our side-channel
-//! session on it (for every command, [`PageHandle::cdp`]), its settings and its network
-//! tracker. Ops on one page run one at a time.
+//! One page of a profile's browser: the chromiumoxide page (for its dialogs, file choosers and
+//! screencast), our side-channel session on it (for every command, [`PageHandle::cdp`], and the
+//! events of its network tracker), its settings. Ops on one page run one at a time.
 
 use std::sync::{Arc, Mutex};
 
@@ -45,7 +45,6 @@ pub struct PageHandle {
     /// Why the page is gone, once it is: its renderer crashed, or its whole browser stopped.
     /// An op in flight fails at once with the reason; the next op replaces the page.
     lost: watch::Sender<Option<String>>,
-    tracker_task: tokio::task::JoinHandle<()>,
     dialogs_task: tokio::task::JoinHandle<()>,
 }
 
@@ -67,24 +66,33 @@ impl PageHandle {
         let target_id = page.target_id().inner().clone();
         // A download this page starts records the page it came from.
         downloads.track_page(&target_id, spec.last_url.clone());
-        // Independent setup, asked for together: our session on the target, the listeners,
-        // and chromiumoxide's session's part.
+        // Independent setup, asked for together: our session on the target, the dialogs'
+        // listener, and chromiumoxide's session's part.
         let started = async {
-            let (side_session, tracker, dialogs, ()) = tokio::try_join!(
+            let (side_session, dialogs, ()) = tokio::try_join!(
                 side.attach(&target_id),
-                NetworkTracker::start(&page, target_id.clone(), spec.last_url.clone()),
                 dismiss_dialogs(&page),
                 chromiumoxide_session_setup(&page),
             )?;
-            Ok::<_, WorkerError>((side_session, tracker, dialogs))
+            Ok::<_, WorkerError>((side_session, dialogs))
         };
-        let (side_session, (tracker, tracker_task), dialogs_task) = match started.await {
+        let (side_session, dialogs_task) = match started.await {
             Ok(parts) => parts,
             Err(error) => {
                 let _ = page.close().await;
                 return Err(error);
             }
         };
+        // Listening before the events are enabled: none is missed.
+        let tracker = Arc::new(NetworkTracker::new(
+            target_id.clone(),
+            spec.last_url.clone(),
+        ));
+        let sink = tracker.clone();
+        side.listen(
+            &side_session,
+            Arc::new(move |method: &str, params: &serde_json::Value| sink.on_event(method, params)),
+        );
         let handle = Arc::new(Self {
             page,
             target_id,
@@ -98,7 +106,6 @@ impl PageHandle {
             chrome_major: chrome_major.to_string(),
             op_lock: tokio::sync::Mutex::new(()),
             lost: watch::channel(None).0,
-            tracker_task,
             dialogs_task,
         });
         let setup = async {
@@ -107,7 +114,9 @@ impl PageHandle {
                 json!({"enabled": true}),
             );
             let emulation = emulation::apply(&handle, &spec.settings, chrome_major);
-            tokio::try_join!(focus, emulation).map(|_| ())
+            let enabling = NetworkTracker::enabling();
+            let tracked = handle.cdp_in_order(&enabling);
+            tokio::try_join!(focus, emulation, tracked).map(|_| ())
         };
         if let Err(error) = setup.await {
             let _ = handle.close().await;
@@ -202,7 +211,7 @@ impl PageHandle {
 
     /// Closes the page's target.
     pub async fn close(&self) -> Result<()> {
-        self.tracker_task.abort();
+        self.side.forget(&self.side_session);
         self.dialogs_task.abort();
         self.page.clone().close().await?;
         Ok(())
@@ -211,7 +220,7 @@ impl PageHandle {
 
 impl Drop for PageHandle {
     fn drop(&mut self) {
-        self.tracker_task.abort();
+        self.side.forget(&self.side_session);
         self.dialogs_task.abort();
     }
 }
@@ -224,12 +233,18 @@ const SILENCE_DIALOGS: &str = "window.alert = () => undefined; \
     window.confirm = () => false; window.prompt = () => null;";
 
 /// What chromiumoxide's session on a page needs: the domains it enables whose events nothing
-/// here reads turned off (each sends the page's every console message, context and metric over
-/// the socket), and the script that keeps the page's links in this tab (`ONE_TAB`), which
+/// here reads turned off (each sends the page's every console message, context, metric and
+/// request over the socket; the network's events come on our session, see [`crate::tracker`]),
+/// and the script that keeps the page's links in this tab (`ONE_TAB`), which
 /// Chromium runs only on a session with Page enabled.
 async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
-    let disabled = ["Performance.disable", "Log.disable", "Runtime.disable"]
-        .map(|method| cdp::call_page(page, method, json!({})));
+    let disabled = [
+        "Performance.disable",
+        "Log.disable",
+        "Runtime.disable",
+        "Network.disable",
+    ]
+    .map(|method| cdp::call_page(page, method, json!({})));
     let script = cdp::call_page(
         page,
         "Page.addScriptToEvaluateOnNewDocument",

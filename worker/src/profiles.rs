@@ -274,16 +274,12 @@ impl Pool {
             last_url.filter(|u| u.starts_with("http://") || u.starts_with("https://"))
         {
             tracing::info!(%url, "page brought back");
-            let mut lifecycle = page
-                .page
-                .event_listener::<chromiumoxide::cdp::browser_protocol::page::EventLifecycleEvent>()
-                .await?;
             let loading = async {
                 let reply = page
                     .cdp("Page.navigate", serde_json::json!({"url": url}))
                     .await?;
                 if let Some(loader) = reply.get("loaderId").and_then(|l| l.as_str()) {
-                    crate::ops::wait_for_load(&page, &mut lifecycle, Some(loader)).await?;
+                    page.tracker.loaded(loader).await;
                 }
                 Ok::<_, WorkerError>(())
             };

@@ -1,30 +1,32 @@
-//! Watches one page's network and navigations, so `settle` knows when the page is quiet, a
-//! relaunched browser knows where each page was, and the URL policy's refusals (made by the
-//! browser's proxy, which serves every page of the browser) reach the page that asked.
+//! Watches one page's network, navigations and loads, so `settle` knows when the page is
+//! quiet, navigations know when their document has loaded (and its status), a relaunched
+//! browser knows where each page was, and the URL policy's refusals (made by the browser's
+//! proxy, which serves every page of the browser) reach the page that asked.
 //!
-//! chromiumoxide gives every event type its own channel, so a `loadingFinished` may be seen
-//! before its `requestWillBeSent`: an early finish is remembered until its start arrives.
+//! Its events come from the page's session on our own CDP connection ([`crate::cdp::SideChannel`]),
+//! handed over by the connection's reader before it reads on: a reply to any later command on
+//! that session (the settle's look at the page, say) finds every event the page sent before it
+//! already counted. (On chromiumoxide's connection they came beside our replies, in no
+//! order with them: a request a click started could be counted after the settle had found the
+//! page quiet.)
 
-use std::collections::HashSet;
-
-/// How many hosts a page remembers having asked for between two reports of refusals.
-const REQUESTED_KEPT: usize = 512;
+use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::network::{
-    EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventWebSocketCreated,
-};
-use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventLifecycleEvent};
-use futures::StreamExt;
+use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use crate::error::Result;
+/// How many hosts a page remembers having asked for between two reports of refusals.
+const REQUESTED_KEPT: usize = 512;
+/// How many of its latest main-frame documents a page remembers (their loads and statuses).
+const DOCUMENTS_KEPT: usize = 8;
 
 #[derive(Debug, Default)]
 struct Requests {
     in_flight: HashSet<String>,
+    /// A request whose end came before its start (the browser and the renderer report parts of
+    /// one request each, and their messages may cross).
     finished_early: HashSet<String>,
 }
 
@@ -35,81 +37,169 @@ pub struct NetworkSnapshot {
     pub last_activity: Instant,
 }
 
+/// How far the page's main frame has come: counts that only grow, so a waiter compares them
+/// with those it took before it acted.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// New documents committed.
+    pub committed: u64,
+    /// Navigations within the document (a #fragment, `history.pushState`).
+    pub same_document: u64,
+    /// Documents loaded (`load` fired).
+    pub loads: u64,
+}
+
+/// One main-frame document, by its loader.
+#[derive(Debug)]
+struct Document {
+    loader: String,
+    status: u32,
+    loaded: bool,
+}
+
 #[derive(Debug)]
 pub struct NetworkTracker {
     requests: Mutex<Requests>,
     last_activity: Mutex<Instant>,
-    /// When the page's latest action began (an input), or its latest navigation loaded.
+    /// When the page's latest action began (an input), or its latest document loaded.
     action_mark: Mutex<Instant>,
     /// The main frame's URL after its last committed navigation.
     last_url: Arc<Mutex<Option<String>>>,
     /// The `host:port`s the page requested since its refusals were last taken.
     requested: Mutex<HashSet<String>>,
+    progress: Mutex<Progress>,
+    documents: Mutex<VecDeque<Document>>,
     /// Bumped on every event, so waiters wake without polling.
     changes: watch::Sender<u64>,
     main_frame: String,
 }
 
 impl NetworkTracker {
-    /// Starts tracking `page`; the returned task ends when the page's events end.
-    pub async fn start(
-        page: &Page,
-        main_frame: String,
-        last_url: Arc<Mutex<Option<String>>>,
-    ) -> Result<(Arc<Self>, tokio::task::JoinHandle<()>)> {
-        let mut started = page.event_listener::<EventRequestWillBeSent>().await?;
-        let mut finished = page.event_listener::<EventLoadingFinished>().await?;
-        let mut failed = page.event_listener::<EventLoadingFailed>().await?;
-        let mut navigated = page.event_listener::<EventFrameNavigated>().await?;
-        let mut sockets = page.event_listener::<EventWebSocketCreated>().await?;
-        let mut lifecycle = page.event_listener::<EventLifecycleEvent>().await?;
-        let tracker = Arc::new(Self {
+    /// A tracker of the page whose main frame is `main_frame`; it learns what
+    /// [`Self::on_event`] is given.
+    pub fn new(main_frame: String, last_url: Arc<Mutex<Option<String>>>) -> Self {
+        Self {
             requests: Mutex::default(),
             last_activity: Mutex::new(Instant::now()),
             action_mark: Mutex::new(Instant::now()),
             last_url,
             requested: Mutex::default(),
+            progress: Mutex::default(),
+            documents: Mutex::default(),
             changes: watch::channel(0).0,
             main_frame,
-        });
-        let this = tracker.clone();
-        let task = tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    Some(event) = started.next() => {
-                        this.on_requested(&event.request.url);
-                        this.on_start(event.request_id.inner());
-                    }
-                    Some(event) = sockets.next() => this.on_requested(&event.url),
-                    Some(event) = finished.next() => this.on_end(event.request_id.inner()),
-                    Some(event) = failed.next() => this.on_end(event.request_id.inner()),
-                    Some(event) = navigated.next() => {
-                        if event.frame.parent_id.is_none() {
-                            this.on_main_frame_navigated(&event.frame.url);
-                        }
-                    }
-                    // Lifecycle events wake waiters but are no network activity: `networkIdle`
-                    // itself arrives half a second after the last request.
-                    Some(_) = lifecycle.next() => this.notify(),
-                    else => break,
-                }
-            }
-        });
-        Ok((tracker, task))
+        }
     }
 
-    /// Marks the start of an action on the page (or the load of a navigation): requests
-    /// before it are not the action's.
+    /// The commands that make a session send the events this tracker reads.
+    pub fn enabling() -> [(&'static str, Value); 3] {
+        [
+            ("Network.enable", json!({})),
+            ("Page.enable", json!({})),
+            ("Page.setLifecycleEventsEnabled", json!({"enabled": true})),
+        ]
+    }
+
+    /// Takes one event of the page's session into account.
+    pub fn on_event(&self, method: &str, params: &Value) {
+        let text = |pointer: &str| params.pointer(pointer).and_then(Value::as_str);
+        let in_main_frame = || text("/frameId") == Some(self.main_frame.as_str());
+        match method {
+            "Network.requestWillBeSent" => {
+                if let Some(url) = text("/request/url") {
+                    self.on_requested(url);
+                }
+                if let Some(id) = text("/requestId") {
+                    self.on_start(id);
+                }
+            }
+            "Network.webSocketCreated" => {
+                if let Some(url) = text("/url") {
+                    self.on_requested(url);
+                }
+            }
+            "Network.loadingFinished" | "Network.loadingFailed" => {
+                if let Some(id) = text("/requestId") {
+                    self.on_end(id);
+                }
+            }
+            "Network.responseReceived" if text("/type") == Some("Document") && in_main_frame() => {
+                let status = params
+                    .pointer("/response/status")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(0.0) as u32;
+                if let Some(loader) = text("/loaderId") {
+                    self.document(loader, |document| document.status = status);
+                }
+                self.notify();
+            }
+            "Page.frameNavigated" if params.pointer("/frame/parentId").is_none() => {
+                self.on_main_frame_navigated(text("/frame/url").unwrap_or_default());
+            }
+            "Page.navigatedWithinDocument" if in_main_frame() => {
+                self.progress.lock().unwrap().same_document += 1;
+                self.notify();
+            }
+            // Lifecycle events wake waiters but are no network activity: `networkIdle` itself
+            // arrives half a second after the last request.
+            "Page.lifecycleEvent" => {
+                if text("/name") == Some("load") && in_main_frame() {
+                    self.on_main_frame_loaded(text("/loaderId").unwrap_or_default());
+                }
+                self.notify();
+            }
+            _ => {}
+        }
+    }
+
+    /// Marks the start of an action on the page: requests before it are not the action's.
     pub fn mark_action(&self) {
         *self.action_mark.lock().unwrap() = Instant::now();
     }
 
     /// Whether no request is in flight and none started or ended since the latest
-    /// [`Self::mark_action`]: what the action did then needed no response, not even one that
-    /// ended before a settle began (whose script may not have run yet).
+    /// [`Self::mark_action`] or load: what the action did then needed no response, not even
+    /// one that ended before a settle began (whose script may not have run yet).
     pub fn quiet_since_action(&self) -> bool {
         self.requests.lock().unwrap().in_flight.is_empty()
             && *self.last_activity.lock().unwrap() <= *self.action_mark.lock().unwrap()
+    }
+
+    pub fn progress(&self) -> Progress {
+        *self.progress.lock().unwrap()
+    }
+
+    /// Waits until `check` finds what it looks for in the tracker. (Bounded by the caller:
+    /// a page whose browser died sends nothing more.)
+    pub async fn until<T>(&self, mut check: impl FnMut(&Self) -> Option<T>) -> T {
+        let mut changes = self.subscribe();
+        loop {
+            changes.borrow_and_update();
+            if let Some(found) = check(self) {
+                return found;
+            }
+            // The sender is this tracker's own: it outlives the borrow of `self`.
+            let _ = changes.changed().await;
+        }
+    }
+
+    /// Waits until the document of `loader` has loaded; its HTTP status (0 when none came,
+    /// as for a `data:` URL).
+    pub async fn loaded(&self, loader: &str) -> u32 {
+        self.until(|tracker| {
+            let documents = tracker.documents.lock().unwrap();
+            documents
+                .iter()
+                .find(|document| document.loader == loader && document.loaded)
+                .map(|document| document.status)
+        })
+        .await
+    }
+
+    /// Waits until a document loads after `seen` had (see [`Progress::loads`]).
+    pub async fn next_load(&self, seen: &Progress) {
+        self.until(|tracker| (tracker.progress().loads > seen.loads).then_some(()))
+            .await
     }
 
     fn notify(&self) {
@@ -166,7 +256,37 @@ impl NetworkTracker {
         // The new document's own request has already finished by the time it commits.
         *self.requests.lock().unwrap() = Requests::default();
         *self.last_url.lock().unwrap() = Some(url.to_string());
+        self.progress.lock().unwrap().committed += 1;
         self.touch();
+    }
+
+    /// The requests before a document's load are its own, so its load marks the start of
+    /// what a settle after it looks at, as an action does.
+    fn on_main_frame_loaded(&self, loader: &str) {
+        self.mark_action();
+        self.document(loader, |document| document.loaded = true);
+        self.progress.lock().unwrap().loads += 1;
+    }
+
+    /// Changes the remembered document of `loader`, remembering it first if it is new.
+    fn document(&self, loader: &str, change: impl FnOnce(&mut Document)) {
+        let mut documents = self.documents.lock().unwrap();
+        if !documents.iter().any(|document| document.loader == loader) {
+            if documents.len() == DOCUMENTS_KEPT {
+                documents.pop_front();
+            }
+            documents.push_back(Document {
+                loader: loader.to_string(),
+                status: 0,
+                loaded: false,
+            });
+        }
+        if let Some(document) = documents
+            .iter_mut()
+            .find(|document| document.loader == loader)
+        {
+            change(document);
+        }
     }
 
     pub fn snapshot(&self) -> NetworkSnapshot {
@@ -174,10 +294,6 @@ impl NetworkTracker {
             in_flight: self.requests.lock().unwrap().in_flight.len(),
             last_activity: *self.last_activity.lock().unwrap(),
         }
-    }
-
-    pub fn main_frame(&self) -> &str {
-        &self.main_frame
     }
 
     /// A receiver that wakes on the next change.
@@ -191,25 +307,20 @@ mod tests {
     use super::*;
 
     fn tracker() -> NetworkTracker {
-        NetworkTracker {
-            requests: Mutex::default(),
-            last_activity: Mutex::new(Instant::now()),
-            action_mark: Mutex::new(Instant::now()),
-            last_url: Arc::default(),
-            requested: Mutex::default(),
-            changes: watch::channel(0).0,
-            main_frame: "main".into(),
-        }
+        NetworkTracker::new("main".into(), Arc::default())
     }
 
     #[test]
     fn a_request_that_ended_after_the_action_began_means_the_page_was_not_quiet_since() {
         let tracker = tracker();
-        tracker.on_start("1");
+        tracker.on_event(
+            "Network.requestWillBeSent",
+            &json!({"requestId": "1", "request": {"url": "http://a.test/x"}}),
+        );
         tracker.mark_action();
         assert!(!tracker.quiet_since_action(), "in flight across the mark");
         std::thread::sleep(std::time::Duration::from_millis(2));
-        tracker.on_end("1");
+        tracker.on_event("Network.loadingFinished", &json!({"requestId": "1"}));
         assert!(
             !tracker.quiet_since_action(),
             "it ended after the mark, though nothing is in flight"
@@ -219,6 +330,58 @@ mod tests {
         assert!(
             tracker.quiet_since_action(),
             "nothing since the next action"
+        );
+        assert_eq!(
+            tracker.take_requested(),
+            HashSet::from(["a.test:80".to_string()])
+        );
+    }
+
+    #[tokio::test]
+    async fn a_documents_load_is_waited_for_by_its_loader_with_its_status_and_marks_an_action() {
+        let tracker = Arc::new(tracker());
+        let seen = tracker.progress();
+        let waiter = {
+            let tracker = tracker.clone();
+            tokio::spawn(async move { tracker.loaded("L2").await })
+        };
+        let document = |loader: &str, status: u32| {
+            tracker.on_event(
+                "Network.responseReceived",
+                &json!({"type": "Document", "frameId": "main", "loaderId": loader,
+                        "response": {"status": status}}),
+            );
+            tracker.on_event(
+                "Page.frameNavigated",
+                &json!({"frame": {"id": "main", "url": format!("http://a.test/{loader}")}}),
+            );
+        };
+        let load = |frame: &str, loader: &str| {
+            tracker.on_event(
+                "Page.lifecycleEvent",
+                &json!({"frameId": frame, "loaderId": loader, "name": "load"}),
+            );
+        };
+        document("L1", 200);
+        load("main", "L1");
+        // A subframe's load is not the page's.
+        load("child", "L2");
+        tracker.on_event(
+            "Network.requestWillBeSent",
+            &json!({"requestId": "r", "request": {"url": "http://a.test/r"}}),
+        );
+        tracker.on_event("Network.loadingFinished", &json!({"requestId": "r"}));
+        assert!(!waiter.is_finished(), "L2 has not loaded");
+        document("L2", 404);
+        load("main", "L2");
+        assert_eq!(waiter.await.unwrap(), 404);
+        assert!(tracker.quiet_since_action(), "the load marks an action");
+        let now = tracker.progress();
+        assert_eq!((now.committed, now.loads), (2, 2));
+        tracker.next_load(&seen).await;
+        assert_eq!(
+            tracker.last_url.lock().unwrap().as_deref(),
+            Some("http://a.test/L2")
         );
     }
 }

@@ -3,10 +3,6 @@
 
 use std::time::Duration;
 
-use chromiumoxide::cdp::browser_protocol::page::{
-    EventFrameNavigated, EventLifecycleEvent, EventNavigatedWithinDocument,
-};
-use futures::StreamExt;
 use nanomuse_proto::{BackReply, BackRequest};
 use serde_json::{Value, json};
 
@@ -32,23 +28,24 @@ pub async fn run(
         })?;
     let entry_id = previous["id"].clone();
 
-    let mut lifecycle = page.page.event_listener::<EventLifecycleEvent>().await?;
-    let mut navigated = page.page.event_listener::<EventFrameNavigated>().await?;
-    let mut within = page
-        .page
-        .event_listener::<EventNavigatedWithinDocument>()
-        .await?;
+    let before = page.tracker.progress();
     let going_back = async {
         page.cdp("Page.navigateToHistoryEntry", json!({"entryId": entry_id}))
             .await?;
-        loop {
-            tokio::select! {
-                Some(event) = navigated.next() => if event.frame.parent_id.is_none() { break },
-                Some(event) = within.next() => if event.frame_id.inner() == &page.target_id {
-                    return Ok(());
-                },
-                else => return Err(WorkerError::BrowserGone("the page's events ended".into())),
-            }
+        // A step within the document (a #fragment, a `pushState`) is there at once.
+        let new_document = page
+            .tracker
+            .until(|tracker| {
+                let now = tracker.progress();
+                if now.committed > before.committed {
+                    Some(true)
+                } else {
+                    (now.same_document > before.same_document).then_some(false)
+                }
+            })
+            .await;
+        if !new_document {
+            return Ok::<_, WorkerError>(());
         }
         // A page restored from the back-forward cache is complete at once; others load again.
         let state = page
@@ -58,7 +55,7 @@ pub async fn run(
             state.as_ref().ok().and_then(Value::as_str),
             Some("complete")
         ) {
-            super::wait_for_load(page, &mut lifecycle, None).await?;
+            page.tracker.next_load(&before).await;
         }
         Ok(())
     };

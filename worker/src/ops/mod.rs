@@ -16,13 +16,10 @@ pub mod tap;
 pub mod type_text;
 pub mod upload;
 
-use chromiumoxide::cdp::browser_protocol::page::EventLifecycleEvent;
-use chromiumoxide::listeners::EventStream;
-use futures::StreamExt;
 use nanomuse_proto::PageInfo;
 use serde_json::{Value, json};
 
-use crate::error::{Result, WorkerError};
+use crate::error::Result;
 use crate::page::PageHandle;
 
 const PAGE_INFO_JS: &str = "() => ({url: location.href, title: document.title, loading: document.readyState !== 'complete'})";
@@ -38,25 +35,6 @@ pub async fn page_info(page: &PageHandle) -> Result<PageInfo> {
         height: settings.height,
         loading: value["loading"].as_bool().unwrap_or(false),
     })
-}
-
-/// Waits for the main frame's `load`, of `loader` when given, else of whatever document
-/// commits next. The requests before it are the document's own, so its load marks the start
-/// of what a settle after it looks at (see [`crate::tracker::NetworkTracker::mark_action`]).
-pub async fn wait_for_load(
-    page: &PageHandle,
-    events: &mut EventStream<EventLifecycleEvent>,
-    loader: Option<&str>,
-) -> Result<()> {
-    while let Some(event) = events.next().await {
-        let ours = event.frame_id.inner() == &page.target_id
-            && loader.is_none_or(|loader| event.loader_id.inner() == loader);
-        if ours && event.name == "load" {
-            page.tracker.mark_action();
-            return Ok(());
-        }
-    }
-    Err(WorkerError::BrowserGone("the page's events ended".into()))
 }
 
 /// Stops what a page that did not load in time is still doing — a script that never yields

@@ -5,9 +5,6 @@
 
 use std::time::Duration;
 
-use chromiumoxide::cdp::browser_protocol::network::{EventResponseReceived, ResourceType};
-use chromiumoxide::cdp::browser_protocol::page::EventLifecycleEvent;
-use futures::{FutureExt, StreamExt};
 use nanomuse_proto::{NavigateReply, NavigateRequest};
 use serde_json::{Value, json};
 
@@ -28,8 +25,6 @@ pub async fn run(
         0 => worker_timeout,
         ms => worker_timeout.min(Duration::from_millis(ms.into())),
     };
-    let mut lifecycle = page.page.event_listener::<EventLifecycleEvent>().await?;
-    let mut responses = page.page.event_listener::<EventResponseReceived>().await?;
     let known_downloads = page.downloads.known();
 
     let loading = async {
@@ -47,7 +42,7 @@ pub async fn run(
                         "the download of {shown} was cancelled"
                     )));
                 }
-                return Ok((None, Some(download.filename)));
+                return Ok((0, Some(download.filename)));
             }
             // A refused https URL (or hop) fails its tunnel: the refusal says why.
             if let Some(refusal) = page.take_refusals(Some(&url)).into_iter().next() {
@@ -63,17 +58,14 @@ pub async fn run(
                 "navigation to {shown} failed: {error}"
             )));
         }
-        let loader = reply
-            .get("loaderId")
-            .and_then(Value::as_str)
-            .map(str::to_string);
         // No loader means a same-document navigation (a #fragment): nothing to load.
-        if let Some(loader) = &loader {
-            super::wait_for_load(page, &mut lifecycle, Some(loader)).await?;
-        }
-        Ok((loader, None))
+        let status = match reply.get("loaderId").and_then(Value::as_str) {
+            Some(loader) => page.tracker.loaded(loader).await,
+            None => 0,
+        };
+        Ok((status, None))
     };
-    let (loader, download) = match tokio::time::timeout(timeout, loading).await {
+    let (status, download) = match tokio::time::timeout(timeout, loading).await {
         Ok(loaded) => loaded?,
         Err(_) => {
             super::quiet(page).await;
@@ -83,15 +75,6 @@ pub async fn run(
             ));
         }
     };
-
-    let mut status = 0;
-    while let Some(Some(event)) = responses.next().now_or_never() {
-        if Some(event.loader_id.inner()) == loader.as_ref()
-            && event.r#type == ResourceType::Document
-        {
-            status = event.response.status as u32;
-        }
-    }
     Ok(NavigateReply {
         page: Some(super::page_info(page).await?),
         status,
