@@ -56,7 +56,7 @@ pub async fn ours(
 }
 
 /// Waits until serve's `/metrics` says `ahead` browsers are ready (at most 30 s).
-async fn until_ahead(address: SocketAddr, ahead: usize) {
+pub async fn until_ahead(address: SocketAddr, ahead: usize) {
     let url = format!("http://{address}/metrics");
     let wanted = format!("nanomuse_worker_browsers_ahead {ahead}");
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -69,7 +69,7 @@ async fn until_ahead(address: SocketAddr, ahead: usize) {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    eprintln!("cold start: the pool did not reach {ahead} browsers ahead in 30 s");
+    eprintln!("the pool did not reach {ahead} browsers ahead in 30 s");
 }
 
 async fn timed(tool: &mut Tool, request: ActRequest) -> Duration {

@@ -101,6 +101,17 @@ pub async fn run(
     }
 }
 
+/// Opens the workspaces the rows spread their agents over (threads `{prefix}-0…`, one
+/// untimed navigate each), so that no row pays for a browser's launch — as Playwright's
+/// contexts are launched before its first row.
+pub async fn open_workspaces(tool: &Tool, prefix: &str, url: &str, timeout: Duration) {
+    let mut tool = tool.clone();
+    for w in 0..LOAD_WORKSPACES {
+        let name = format!("{prefix}-{w}");
+        timed(&mut tool, &act_in(&name, &name, navigate(url)), timeout).await;
+    }
+}
+
 /// One action until its reply; None (and a line on stderr) when it failed or timed out.
 async fn timed(tool: &mut Tool, request: &ActRequest, timeout: Duration) -> Option<Duration> {
     let at = Instant::now();

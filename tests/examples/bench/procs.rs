@@ -160,3 +160,41 @@ pub fn pss_mib(needle: &str) -> f64 {
     }
     kib as f64 / 1024.0
 }
+
+/// The machine's busy and total CPU ticks so far (`/proc/stat`'s first line).
+fn machine_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+    let total: u64 = fields.iter().take(8).sum();
+    let idle = fields.get(3)? + fields.get(4).copied().unwrap_or(0);
+    Some((total - idle, total))
+}
+
+/// Waits until the machine is quiet — under a tenth of its CPU busy over a quarter second —
+/// so that a row does not pay for what the one before left running (a browser finishing its
+/// start-up, a peer's processes winding down); at most 15 s.
+pub async fn until_quiet() {
+    const WINDOW: std::time::Duration = std::time::Duration::from_millis(250);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while std::time::Instant::now() < deadline {
+        let Some((busy, total)) = machine_ticks() else {
+            return;
+        };
+        tokio::time::sleep(WINDOW).await;
+        let Some((busy_now, total_now)) = machine_ticks() else {
+            return;
+        };
+        let elapsed = total_now.saturating_sub(total).max(1);
+        if (busy_now.saturating_sub(busy) as f64) / (elapsed as f64) < 0.1 {
+            return;
+        }
+    }
+    eprintln!("the machine did not become quiet within 15 s; measuring all the same");
+}

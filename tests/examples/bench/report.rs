@@ -319,7 +319,11 @@ fn load_versus(
          async API, {LOAD_WORKSPACES} `launch_persistent_context`s on the same Chromium and \
          flags, a page per agent, each looping `goto(wait_until=\"load\")` + `evaluate` of the \
          same listing function + `screenshot(type=\"jpeg\", quality=70)`. Each of \
-         Playwright's rows runs right before ours at the same count. **actions/s**: answered \
+         Playwright's rows runs right before ours at the same count, each row once the \
+         machine is quiet (under a tenth of its CPU busy); ours opens its {LOAD_WORKSPACES} \
+         workspaces before the first row (and lets the warm pool refill), as Playwright \
+         launches its contexts before its first row, so that no row pays for a browser's \
+         launch. **actions/s**: answered \
          over the time until the last came back; **median**, **p95**: per action, ms; \
          **failed**: refused, raised or unanswered (the untimed first steps included); \
          **CPU ms/action**: CPU time of all the side's processes over the row (below) over its \

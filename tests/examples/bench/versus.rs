@@ -11,7 +11,7 @@ use crate::Options;
 use crate::cold::{self, Cold};
 use crate::load::{self, Load};
 use crate::peer::LoadPeer;
-use crate::procs::{Sample, pss_mib};
+use crate::procs::{self, Sample, pss_mib};
 use crate::served::Served;
 
 /// The agents of the load rows.
@@ -99,14 +99,20 @@ pub async fn measure(
         let timeout = QUEUE_DEADLINE + Duration::from_secs(30);
         let mut ours = Vec::new();
         let mut playwright = Ok(Vec::new());
+        load::open_workspaces(&tool, LOAD_PREFIX, &url, timeout).await;
+        // The pool refills what the workspaces took; its launches are no row's.
+        let ahead = nanomuse_worker::WorkerConfig::default().warm_browsers;
+        cold::until_ahead(served.address, ahead).await;
         for agents in AGENTS {
             let duration = seconds(options, agents);
+            procs::until_quiet().await;
             if let (Ok(peer), Ok(rows)) = (&mut peer, &mut playwright) {
                 match peer.row(agents, duration).await {
                     Ok(row) => rows.push(row),
                     Err(why) => playwright = Err(why),
                 }
             }
+            procs::until_quiet().await;
             let row = load::run(
                 &tool,
                 LOAD_PREFIX,
