@@ -320,7 +320,8 @@ fn load_versus(
          flags, a page per agent, each looping `goto(wait_until=\"load\")` + `evaluate` of the \
          same listing function + `screenshot(type=\"jpeg\", quality=70)`. Each of \
          Playwright's rows runs right before ours at the same count, each row once the \
-         machine is quiet (under a tenth of its CPU busy); ours opens its {LOAD_WORKSPACES} \
+         machine is quiet (under a tenth of its CPU busy over a quarter second) or after \
+         15 s (with 16 agents' pages open on both sides it idles above that); ours opens its {LOAD_WORKSPACES} \
          workspaces before the first row (and lets the warm pool refill), as Playwright \
          launches its contexts before its first row, so that no row pays for a browser's \
          launch. **actions/s**: answered \
