@@ -103,8 +103,8 @@ pub struct SideChannel {
     pending: Pending,
     sinks: Sinks,
     next_id: AtomicU64,
-    /// How long a command may go unanswered, as chromiumoxide's request timeout: a crashed
-    /// renderer never answers `Runtime.evaluate`.
+    /// How long a command may go unanswered, as chromiumoxide's request timeout: a page whose
+    /// script does not yield never answers `Runtime.evaluate`.
     timeout: Duration,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
@@ -279,10 +279,12 @@ impl Sent<'_> {
                 message,
             }),
             Ok(Err(_)) => Err(gone()),
-            Err(_) => Err(WorkerError::BrowserGone(format!(
-                "Chromium did not answer {method} within {} ms",
-                self.channel.timeout.as_millis()
-            ))),
+            // The browser is there (its connection is open; a crash is seen as such): the page
+            // is at work past the bound — a script over a huge document, say — or hung.
+            Err(_) => Err(WorkerError::timeout(
+                format!("Chromium's answer to {method}"),
+                self.channel.timeout.as_millis() as u64,
+            )),
         }
     }
 }
