@@ -33,9 +33,14 @@ enum Changes {
     /// Waits for responses (navigate, back, settle, fetch): their Set-Cookies are in the jar
     /// when the op ends, so the snapshot is saved before the reply.
     Cookies,
-    /// Starts something (tap, key, type, evaluate) whose cookies arrive while the next settle
+    /// Starts something (tap, key, type, upload) whose cookies arrive while the next settle
     /// waits; the snapshot is saved beside the reply.
     Page,
+    /// Runs a script (evaluate): an action begins as for `Page`, but no snapshot is taken.
+    /// The controller's scripts only look (the listing, the text, the waits' checks) and run
+    /// once or more per action, each read of the jar costing Chromium ~2 ms; what the page's
+    /// own scripts set meanwhile the next settle's snapshot takes.
+    Script,
     Nothing,
 }
 
@@ -108,7 +113,7 @@ impl Engine {
         };
         // What starts something on the page begins an action: a settle after it is quiet at
         // once only if no request came since.
-        if changes == Changes::Page {
+        if matches!(changes, Changes::Page | Changes::Script) {
             page.tracker.mark_action();
         }
         let bound = self.op_bound();
@@ -138,7 +143,7 @@ impl Engine {
                 }
             }
             Changes::Page => page.cookies.save_soon(),
-            Changes::Nothing => {}
+            Changes::Script | Changes::Nothing => {}
         }
         outcome.map_err(|error| {
             tracing::debug!(op, %error, "op failed");
@@ -175,7 +180,7 @@ impl Backend for Engine {
         self.on_page(
             request.session.as_ref(),
             "evaluate",
-            Changes::Page,
+            Changes::Script,
             async |page| ops::evaluate::run(page, &request).await,
         )
         .await

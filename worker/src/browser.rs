@@ -42,6 +42,10 @@ const CHROMIUM_FLAGS: &[&str] = &[
     // be presented: 10–15 ms less per frame, same picture (Playwright launches with it too).
     // It needs the page visible, which ours are: each emulates focus.
     "--enable-features=CDPScreenshotNewSurface",
+    // A navigation reuses its frame's renderer-side objects (RenderFrame, widget, compositor)
+    // instead of building new ones per document: 10–13% less CPU per navigate + listing +
+    // frame over all of Chromium's processes, measured here with 16 agents and alone.
+    "--disable-features=RenderDocument",
 ];
 
 type PageIndex = Arc<Mutex<HashMap<String, Weak<PageHandle>>>>;
