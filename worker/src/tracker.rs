@@ -69,6 +69,8 @@ pub struct NetworkTracker {
     requested: Mutex<HashSet<String>>,
     progress: Mutex<Progress>,
     documents: Mutex<VecDeque<Document>>,
+    /// The loader of the main frame's latest committed document.
+    current_loader: Mutex<Option<String>>,
     /// Bumped on every event, so waiters wake without polling.
     changes: watch::Sender<u64>,
     main_frame: String,
@@ -86,6 +88,7 @@ impl NetworkTracker {
             requested: Mutex::default(),
             progress: Mutex::default(),
             documents: Mutex::default(),
+            current_loader: Mutex::default(),
             changes: watch::channel(0).0,
             main_frame,
         }
@@ -134,7 +137,10 @@ impl NetworkTracker {
                 self.notify();
             }
             "Page.frameNavigated" if params.pointer("/frame/parentId").is_none() => {
-                self.on_main_frame_navigated(text("/frame/url").unwrap_or_default());
+                self.on_main_frame_navigated(
+                    text("/frame/url").unwrap_or_default(),
+                    text("/frame/loaderId"),
+                );
             }
             "Page.navigatedWithinDocument" if in_main_frame() => {
                 self.progress.lock().unwrap().same_document += 1;
@@ -196,6 +202,19 @@ impl NetworkTracker {
         .await
     }
 
+    /// The HTTP status of the document the main frame shows now; 0 when no response was seen
+    /// for it.
+    pub fn current_status(&self) -> u32 {
+        let Some(loader) = self.current_loader.lock().unwrap().clone() else {
+            return 0;
+        };
+        let documents = self.documents.lock().unwrap();
+        documents
+            .iter()
+            .find(|document| document.loader == loader)
+            .map_or(0, |document| document.status)
+    }
+
     /// Waits until a document loads after `seen` had (see [`Progress::loads`]).
     pub async fn next_load(&self, seen: &Progress) {
         self.until(|tracker| (tracker.progress().loads > seen.loads).then_some(()))
@@ -251,11 +270,12 @@ impl NetworkTracker {
         std::mem::take(&mut *self.requested.lock().unwrap())
     }
 
-    fn on_main_frame_navigated(&self, url: &str) {
+    fn on_main_frame_navigated(&self, url: &str, loader: Option<&str>) {
         // A new document: requests of the old one that were cancelled never report an end.
         // The new document's own request has already finished by the time it commits.
         *self.requests.lock().unwrap() = Requests::default();
         *self.last_url.lock().unwrap() = Some(url.to_string());
+        *self.current_loader.lock().unwrap() = loader.map(str::to_string);
         self.progress.lock().unwrap().committed += 1;
         self.touch();
     }
@@ -353,7 +373,8 @@ mod tests {
             );
             tracker.on_event(
                 "Page.frameNavigated",
-                &json!({"frame": {"id": "main", "url": format!("http://a.test/{loader}")}}),
+                &json!({"frame": {"id": "main", "url": format!("http://a.test/{loader}"),
+                                  "loaderId": loader}}),
             );
         };
         let load = |frame: &str, loader: &str| {
@@ -362,8 +383,10 @@ mod tests {
                 &json!({"frameId": frame, "loaderId": loader, "name": "load"}),
             );
         };
+        assert_eq!(tracker.current_status(), 0, "no document yet");
         document("L1", 200);
         load("main", "L1");
+        assert_eq!(tracker.current_status(), 200);
         // A subframe's load is not the page's.
         load("child", "L2");
         tracker.on_event(
@@ -375,6 +398,7 @@ mod tests {
         document("L2", 404);
         load("main", "L2");
         assert_eq!(waiter.await.unwrap(), 404);
+        assert_eq!(tracker.current_status(), 404, "the page shows L2 now");
         assert!(tracker.quiet_since_action(), "the load marks an action");
         let now = tracker.progress();
         assert_eq!((now.committed, now.loads), (2, 2));

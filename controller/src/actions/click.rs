@@ -7,7 +7,6 @@ use super::{Ctx, quoted};
 use crate::error::Result;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
-    let before = ctx.store.listing(ctx.tenant, ctx.thread)?.map(|l| l.url);
     let (x, y, label) = ctx.element(action.n, false).await?;
     ctx.op(TapRequest {
         session: ctx.session(),
@@ -15,16 +14,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
         y,
     })
     .await?;
-    ctx.settle_for_look(ctx.settle_ms).await?;
-    let caption = format!("Clicked {}", quoted(&label));
-    // The new listing says where the page is now: no op of its own for that.
-    let (listing, frame) = ctx.look(caption.clone()).await?;
-    let head = if before.as_deref() != Some(listing.url.as_str()) {
-        format!("{caption} → now at {} ({})", listing.url, listing.title)
-    } else {
-        format!("{caption}.")
-    };
-    Ok(ctx.page_reply(head, listing, frame))
+    ctx.after_input(format!("Clicked {}", quoted(&label))).await
 }
 
 #[cfg(test)]
@@ -75,6 +65,31 @@ mod tests {
         );
         assert_eq!(frame.unwrap().caption, "Clicked 'Cart'");
         assert_eq!(h.listed_url().as_deref(), Some("https://shop.example/cart"));
+    }
+
+    #[tokio::test]
+    async fn a_click_that_lands_on_an_error_page_says_its_status() {
+        let page = shop();
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let moved = page.clone();
+        h.backend.on::<TapRequest>(move |_| {
+            moved.set("https://shop.example/cart", "Not Found", &[]);
+            Ok(TapReply {})
+        });
+        h.backend.reply::<SettleRequest>(SettleReply {
+            settled: true,
+            status: 404,
+            ..Default::default()
+        });
+        let (reply, _) = h.ok(click(2)).await;
+        assert!(
+            reply.text.starts_with(
+                "Clicked 'Cart' → now at https://shop.example/cart (Not Found) (HTTP 404)"
+            ),
+            "{}",
+            reply.text
+        );
     }
 
     /// A harness that pictures a page found quiet at once while it lists it, as on a worker,

@@ -11,15 +11,15 @@ pub async fn run(ctx: &mut Ctx<'_>, action: KeyAction) -> Result<ActReply> {
         key: action.key.clone(),
     })
     .await?;
-    let caption = format!("Pressed {}", action.key);
-    ctx.after_change(caption.clone(), format!("{caption}."))
-        .await
+    ctx.after_input(format!("Pressed {}", action.key)).await
 }
 
 #[cfg(test)]
 mod tests {
     use nanomuse_proto::act_request::Action;
-    use nanomuse_proto::{BackendError, KeyAction, KeyRequest};
+    use nanomuse_proto::{
+        BackendError, KeyAction, KeyReply, KeyRequest, SettleReply, SettleRequest,
+    };
 
     use crate::error::ControllerError;
     use crate::testing::*;
@@ -40,6 +40,31 @@ mod tests {
         );
         assert_eq!(reply.text, "Pressed Enter.\n[1] link \"A\"");
         assert_eq!(frame.unwrap().caption, "Pressed Enter");
+    }
+
+    #[tokio::test]
+    async fn a_key_that_submits_to_an_error_page_says_where_the_page_went() {
+        let page = FakePage::new("https://x.example/", "X", &[("input", "Search")]);
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let moved = page.clone();
+        h.backend.on::<KeyRequest>(move |_| {
+            moved.set("https://x.example/search?q=a", "Server error", &[]);
+            Ok(KeyReply {})
+        });
+        h.backend.reply::<SettleRequest>(SettleReply {
+            settled: true,
+            status: 500,
+            ..Default::default()
+        });
+        let (reply, _) = h.ok(key("Enter")).await;
+        assert!(
+            reply.text.starts_with(
+                "Pressed Enter → now at https://x.example/search?q=a (Server error) (HTTP 500)"
+            ),
+            "{}",
+            reply.text
+        );
     }
 
     #[tokio::test]

@@ -177,6 +177,15 @@ fn not_listed(n: i64, count: usize) -> String {
     }
 }
 
+/// What a reply's head adds after a page's title when its document came with an error status
+/// (" (HTTP 404)"); nothing otherwise.
+fn error_status(status: u32) -> String {
+    match status {
+        400.. => format!(" (HTTP {status})"),
+        _ => String::new(),
+    }
+}
+
 /// A label as the model and the captions quote it.
 fn quoted(label: &str) -> String {
     let label = if label.is_empty() {
@@ -319,7 +328,7 @@ impl Ctx<'_> {
     /// taken while the page is listed, instead of after the reply. Asked for only after the
     /// settle: a capture still pending when a renderer dies takes Chromium's browser process
     /// down with it (SIGSEGV, Chromium 156), and a settle is when a page is still at work.
-    pub(crate) async fn settle_for_look(&self, timeout_ms: u32) -> Result<bool> {
+    pub(crate) async fn settle_for_look(&self, timeout_ms: u32) -> Result<SettleReply> {
         let reply = self.settle_reply(timeout_ms).await?;
         if self.frame_beside_listing && reply.at_once {
             let backend = self.backend.clone();
@@ -330,7 +339,7 @@ impl Ctx<'_> {
             let shot = tokio::spawn(async move { backend.screenshot(request).await });
             *self.early_shot.lock().unwrap() = Some(shot);
         }
-        Ok(reply.settled)
+        Ok(reply)
     }
 
     /// Lists the page (stored as the thread's last listing).
@@ -443,6 +452,27 @@ impl Ctx<'_> {
     async fn after_change(&mut self, caption: String, head: String) -> Result<ActReply> {
         self.settle_for_look(self.settle_ms).await?;
         let (listing, frame) = self.look(caption).await?;
+        Ok(self.page_reply(head, listing, frame))
+    }
+
+    /// After an input that may have taken the page elsewhere (a click, a key): settles, lists
+    /// the page and, when its URL changed, says where it is now (with the status of an error
+    /// page) — the new listing tells, no op of its own; without a listing before, where the
+    /// page was is unknown and nothing is said.
+    async fn after_input(&mut self, caption: String) -> Result<ActReply> {
+        let before = self.store.listing(self.tenant, self.thread)?.map(|l| l.url);
+        let settled = self.settle_for_look(self.settle_ms).await?;
+        let (listing, frame) = self.look(caption.clone()).await?;
+        let head = if before.is_some_and(|url| url != listing.url) {
+            format!(
+                "{caption} → now at {} ({}){}",
+                listing.url,
+                listing.title,
+                error_status(settled.status)
+            )
+        } else {
+            format!("{caption}.")
+        };
         Ok(self.page_reply(head, listing, frame))
     }
 

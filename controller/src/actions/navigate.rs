@@ -33,13 +33,14 @@ pub async fn run(ctx: &mut Ctx<'_>, action: NavigateAction) -> Result<ActReply> 
             ..Default::default()
         });
     }
-    let status = match reply.status {
-        400.. => format!(" (HTTP {})", reply.status),
-        _ => String::new(),
-    };
     ctx.after_change(
         format!("Opened {}", page.url),
-        format!("{} — {}{status}", page.title, page.url),
+        format!(
+            "{} — {}{}",
+            page.title,
+            page.url,
+            super::error_status(reply.status)
+        ),
     )
     .await
 }

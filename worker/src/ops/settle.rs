@@ -33,6 +33,7 @@ pub async fn run(
     Ok(SettleReply {
         settled: settled.is_some(),
         at_once,
+        status: page.tracker.current_status(),
         refused: super::sentences(page.take_refusals(None)),
         downloads,
     })
