@@ -134,7 +134,8 @@ pub async fn start(executable: &Path, profile_dir: &Path, flags: &[&str]) -> Res
 /// folder; on an existing one the rest of the file is kept). A file Chromium could not read
 /// either is left to Chromium, which replaces it.
 async fn preset_preferences(profile_dir: &Path) -> Result<()> {
-    let path = profile_dir.join("Default").join("Preferences");
+    let folder = profile_dir.join("Default");
+    let path = folder.join("Preferences");
     let mut preferences = match tokio::fs::read(&path).await {
         Ok(bytes) => match serde_json::from_slice::<serde_json::Value>(&bytes) {
             Ok(value) if value.is_object() => value,
@@ -146,7 +147,7 @@ async fn preset_preferences(profile_dir: &Path) -> Result<()> {
     if !preset(&mut preferences) {
         return Ok(());
     }
-    tokio::fs::create_dir_all(path.with_file_name("")).await?;
+    tokio::fs::create_dir_all(&folder).await?;
     let temporary = path.with_extension("nanomuse.tmp");
     tokio::fs::write(&temporary, preferences.to_string()).await?;
     tokio::fs::rename(&temporary, &path).await?;
