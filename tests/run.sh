@@ -18,4 +18,6 @@ cargo build --workspace --bins --quiet
 android/run-tests.sh
 # A test that hangs fails the run within 30 min (the output names it: "has been running for
 # over 60 seconds") rather than holding CI to its own limit.
-timeout --kill-after=30 1800 cargo test --workspace
+# A failing test's message and the logs it quotes are what says why; a backtrace of the
+# test's own panic only repeats where it is, and would push them out of a log's tail.
+RUST_BACKTRACE=0 timeout --kill-after=30 1800 cargo test --workspace

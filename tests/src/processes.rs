@@ -84,11 +84,39 @@ pub fn built_binary(name: &str) -> PathBuf {
     binary
 }
 
-/// A loopback address no one listens on now. The binaries print their bound address only in
-/// their logs, so they are told one; another program taking it in between is unlikely here.
+/// A loopback address no one listens on now, for a binary that is told where to listen (the
+/// binaries print their bound address only in their logs). Its port lies below the kernel's
+/// ephemeral range and is handed out once per test process: a port from that range (a
+/// `bind(0)`) can be taken, before the binary binds it, by any outgoing connection or another
+/// test's listener, and under a full suite it was.
 pub fn free_address() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let (low, high) = fixed_port_range();
+    let span = u32::from(high - low);
+    // Test processes that run at once start at different places.
+    let start = std::process::id().wrapping_mul(7_919) % span;
+    for _ in 0..span {
+        let port = low + ((start + NEXT.fetch_add(1, Ordering::Relaxed)) % span) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return SocketAddr::from(([127, 0, 0, 1], port));
+        }
+    }
+    panic!("no free port on 127.0.0.1 between {low} and {high}");
+}
+
+/// Ports no `bind(0)` or outgoing connection takes: below the ephemeral range
+/// (`net.ipv4.ip_local_port_range`, 32768 by default) and above the well-known ones.
+fn fixed_port_range() -> (u16, u16) {
+    let ephemeral_low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32_768);
+    assert!(
+        ephemeral_low > 12_000,
+        "the ephemeral port range starts at {ephemeral_low}: no room below it for the tests' ports"
+    );
+    (10_000, ephemeral_low)
 }
 
 /// Starts `command` with only warnings and errors on stderr; the process dies with this one

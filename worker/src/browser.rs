@@ -251,6 +251,11 @@ impl LiveBrowser {
         self.alive.load(Ordering::SeqCst) && matches!(self.process.try_wait(), Ok(None))
     }
 
+    /// Stops or continues the browser's processes (see [`chromium::set_paused`]).
+    pub fn set_paused(&self, paused: bool) {
+        chromium::set_paused(&self.process, paused);
+    }
+
     /// Makes the page of `key`: the startup tab or a new one, set up with `spec`'s settings.
     /// A tab whose renderer crashes while it is set up (one placed in a renderer process that
     /// was just killed, as Chromium keeps one started ahead) would answer nothing, so it is

@@ -130,6 +130,26 @@ pub async fn start(executable: &Path, profile_dir: &Path, flags: &[&str]) -> Res
     }
 }
 
+/// Stops (`paused`) or continues every process of a Chromium [`start`]ed: its process group.
+/// A stopped browser takes no CPU and answers nothing until it is continued; SIGKILL (the
+/// worker's death, see [`start`]) still ends it.
+pub fn set_paused(child: &Child, paused: bool) {
+    let Some(pid) = child
+        .id()
+        .and_then(|id| rustix::process::Pid::from_raw(id as i32))
+    else {
+        return;
+    };
+    let signal = if paused {
+        rustix::process::Signal::STOP
+    } else {
+        rustix::process::Signal::CONT
+    };
+    if let Err(error) = rustix::process::kill_process_group(pid, signal) {
+        tracing::debug!(%error, paused, "could not signal a chromium's process group");
+    }
+}
+
 /// Writes [`PRESET_PREFERENCES`] into the profile's `Default/Preferences` (created on a fresh
 /// folder; on an existing one the rest of the file is kept). A file Chromium could not read
 /// either is left to Chromium, which replaces it.
@@ -259,6 +279,54 @@ pub fn real_binary(configured: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The scheduler state of process `pid` (`/proc/<pid>/stat`): `T` when stopped.
+    fn state_of(pid: u32) -> char {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        stat[stat.rfind(')').unwrap() + 2..].chars().next().unwrap()
+    }
+
+    #[tokio::test]
+    async fn pausing_stops_every_process_of_the_group_and_continuing_resumes_them() {
+        // A leader and a child of its own, in a group of their own, as a Chromium starts.
+        let mut leader = Command::new("sh")
+            .args(["-c", "sleep 30 & echo $!; wait"])
+            .process_group(0)
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(leader.stdout.take().unwrap()).lines();
+        let child: u32 = out.next_line().await.unwrap().unwrap().parse().unwrap();
+        let pids = [leader.id().unwrap(), child];
+
+        set_paused(&leader, true);
+        for pid in pids {
+            let deadline = std::time::Instant::now() + Duration::from_secs(5);
+            while state_of(pid) != 'T' {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{pid} was not stopped"
+                );
+                tokio::task::yield_now().await;
+            }
+        }
+        set_paused(&leader, false);
+        for pid in pids {
+            let deadline = std::time::Instant::now() + Duration::from_secs(5);
+            while state_of(pid) == 'T' {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{pid} was not continued"
+                );
+                tokio::task::yield_now().await;
+            }
+        }
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", pids[0])])
+            .status()
+            .await;
+    }
 
     #[test]
     fn feature_lists_given_twice_are_joined_and_other_flags_keep_the_last_value() {

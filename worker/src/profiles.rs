@@ -95,6 +95,10 @@ impl Drop for InUse {
     }
 }
 
+/// How long the browsers launched ahead stay stopped after a launch someone waited for ended:
+/// about the first action on the new browser (its page, a navigation, the listing, a frame).
+const YIELD_AFTER_LAUNCH: Duration = Duration::from_secs(1);
+
 pub struct Pool {
     config: Arc<WorkerConfig>,
     profiles: Mutex<HashMap<ProfileKey, Arc<Profile>>>,
@@ -175,8 +179,15 @@ impl Pool {
             return Ok(live);
         }
         let started = Instant::now();
+        let yielding = self.warm.yield_to_launch();
         let live =
             LiveBrowser::launch(&self.config, &profile.dir, &profile.downloads_dir, policy).await?;
+        // The action that asked for the browser goes on with its page, navigation and listing:
+        // the pool yields through that too.
+        tokio::spawn(async move {
+            tokio::time::sleep(YIELD_AFTER_LAUNCH).await;
+            drop(yielding);
+        });
         tracing::info!(tenant = %profile.key.tenant, workspace = %profile.key.workspace,
             elapsed_ms = started.elapsed().as_millis() as u64, "chromium launched");
         crate::metrics::metrics().launches.inc();

@@ -8,6 +8,10 @@
 //! which is the record of whose the folder is. A folder left by an earlier run that no link
 //! names is removed when the worker starts. The pool refills in the background after each
 //! hand-over; its size is `warm_browsers` (zero: none).
+//!
+//! The pool yields to a launch someone waits for (an existing profile's): while one runs, the
+//! browsers ready here are stopped and none starts, since on a worker of a few cores a browser
+//! just launched ahead still spends a second or more of CPU finishing its start.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -29,9 +33,16 @@ struct Ready {
     folder: PathBuf,
 }
 
+#[derive(Default)]
+struct State {
+    ready: Vec<Ready>,
+    /// Launches someone waits for, under way (see [`WarmBrowsers::yield_to_launch`]).
+    foreground: usize,
+}
+
 pub struct WarmBrowsers {
     config: Arc<WorkerConfig>,
-    ready: Mutex<Vec<Ready>>,
+    state: Mutex<State>,
     /// Launches under way, counted with the ready ones against the pool's size.
     launching: AtomicUsize,
     /// Set on shutdown: what finishes launching then is closed, not kept.
@@ -48,7 +59,7 @@ impl WarmBrowsers {
     pub fn new(config: Arc<WorkerConfig>) -> Self {
         Self {
             config,
-            ready: Mutex::default(),
+            state: Mutex::default(),
             launching: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
             launched: tokio::sync::Notify::new(),
@@ -124,7 +135,14 @@ impl WarmBrowsers {
             if self.closed.load(Ordering::SeqCst) {
                 return;
             }
-            let ready = self.ready.lock().unwrap().len();
+            let (ready, foreground) = {
+                let state = self.state.lock().unwrap();
+                (state.ready.len(), state.foreground)
+            };
+            if foreground > 0 {
+                // Started when the last of them ends.
+                return;
+            }
             let launching = self.launching.load(Ordering::SeqCst);
             if ready + launching >= size {
                 return;
@@ -177,7 +195,11 @@ impl WarmBrowsers {
             elapsed_ms = started.elapsed().as_millis() as u64,
             "chromium launched ahead"
         );
-        self.ready.lock().unwrap().push(Ready { live, folder });
+        let mut state = self.state.lock().unwrap();
+        if state.foreground > 0 {
+            live.set_paused(true);
+        }
+        state.ready.push(Ready { live, folder });
         Ok(())
     }
 
@@ -190,7 +212,7 @@ impl WarmBrowsers {
         let taken = loop {
             // Made before the look, so a launch that ends in between still wakes it.
             let launched = self.launched.notified();
-            let next = self.ready.lock().unwrap().pop();
+            let next = self.state.lock().unwrap().ready.pop();
             let Some(mut ready) = next else {
                 if waited || self.launching.load(Ordering::SeqCst) == 0 {
                     break None;
@@ -199,6 +221,7 @@ impl WarmBrowsers {
                 launched.await;
                 continue;
             };
+            ready.live.set_paused(false);
             if !ready.live.is_alive() {
                 tracing::warn!("a browser launched ahead died; discarded");
                 ready.live.kill().await;
@@ -220,18 +243,51 @@ impl WarmBrowsers {
 
     /// How many are ready.
     pub fn ready(&self) -> usize {
-        self.ready.lock().unwrap().len()
+        self.state.lock().unwrap().ready.len()
+    }
+
+    /// Held through a launch someone waits for: until the last such launch ends, the browsers
+    /// ready here are stopped and no launch ahead starts (the refill resumes after).
+    pub fn yield_to_launch(self: &Arc<Self>) -> Yielding {
+        let mut state = self.state.lock().unwrap();
+        state.foreground += 1;
+        if state.foreground == 1 {
+            for ready in &state.ready {
+                ready.live.set_paused(true);
+            }
+        }
+        Yielding(self.clone())
     }
 
     /// Closes the ready ones and removes their folders; nothing is launched after.
     pub async fn close_all(&self) {
         self.closed.store(true, Ordering::SeqCst);
-        let ready: Vec<Ready> = std::mem::take(&mut *self.ready.lock().unwrap());
+        let ready: Vec<Ready> = std::mem::take(&mut self.state.lock().unwrap().ready);
         futures::future::join_all(ready.into_iter().map(discard)).await;
     }
 }
 
+/// See [`WarmBrowsers::yield_to_launch`].
+pub struct Yielding(Arc<WarmBrowsers>);
+
+impl Drop for Yielding {
+    fn drop(&mut self) {
+        {
+            let mut state = self.0.state.lock().unwrap();
+            state.foreground -= 1;
+            if state.foreground == 0 {
+                for ready in &state.ready {
+                    ready.live.set_paused(false);
+                }
+            }
+        }
+        self.0.refill();
+    }
+}
+
 async fn discard(ready: Ready) {
+    // A stopped browser would not close itself.
+    ready.live.set_paused(false);
     ready.live.close().await;
     let _ = tokio::fs::remove_dir_all(&ready.folder).await;
 }
@@ -308,6 +364,31 @@ mod tests {
         assert!(!untaken.exists(), "a folder nobody took is removed");
         assert!(!unlinked.exists(), "a folder no link names is removed");
         assert!(root.join("browser-profile").is_dir());
+    }
+
+    #[tokio::test]
+    async fn no_browser_is_launched_ahead_while_a_launch_someone_waits_for_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = Arc::new(WarmBrowsers::new(Arc::new(WorkerConfig {
+            profiles_root: dir.path().to_path_buf(),
+            warm_browsers: 1,
+            // Every launch fails at once; only whether one starts counts here.
+            chromium: dir.path().join("no-chromium"),
+            ..WorkerConfig::default()
+        })));
+        let first = pool.yield_to_launch();
+        let second = pool.yield_to_launch();
+        pool.refill();
+        assert_eq!(pool.launching.load(Ordering::SeqCst), 0);
+        drop(first);
+        assert_eq!(
+            pool.launching.load(Ordering::SeqCst),
+            0,
+            "one launch still runs"
+        );
+        // The last one ends: the refill starts (its task runs once this test yields).
+        drop(second);
+        assert_eq!(pool.launching.load(Ordering::SeqCst), 1);
     }
 
     #[tokio::test]

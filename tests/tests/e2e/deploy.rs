@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use base64::Engine as _;
-use nanomuse_tests::{binaries_dir, built_binary, repo};
+use nanomuse_tests::{binaries_dir, built_binary, free_address, repo};
 use serde::Deserialize as _;
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt as _;
@@ -912,14 +912,6 @@ fn check_metrics(overlay: &str, objects: &[Value]) {
 // ---------------------------------------------------------------------------------------------
 // Running the binaries as the manifests say.
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// `$(NAME)` replaced as Kubernetes does, with the variables defined before.
 fn expand(value: &str, variables: &[(String, String)]) -> String {
     let mut value = value.to_string();
@@ -976,7 +968,7 @@ impl Started {
 /// temporary folder and every mounted path moved there.
 fn start_all(objects: &[Value], dev: &[Value], deployed: &[Deployed], root: &Path) -> Vec<Started> {
     let all_pods = pods(objects);
-    let free: Vec<u16> = deployed.iter().map(|_| free_port()).collect();
+    let free: Vec<u16> = deployed.iter().map(|_| free_address().port()).collect();
     let port_of = |pod: &Pod| {
         deployed
             .iter()

@@ -1,6 +1,7 @@
 //! The warm pool: browsers launched ahead on fresh folders, handed to workspaces that have no
 //! profile yet, on a real worker and real Chromium. What matters to a user: the workspace is
-//! its own (no other tenant's cookies), it keeps its login across a restart, and nothing a
+//! its own (no other tenant's cookies), it keeps its login across a restart, a relaunch (which
+//! the pool yields to) does not keep the next new workspace from its browser, and nothing a
 //! previous run launched and never handed over is left on disk.
 
 use std::path::{Path, PathBuf};
@@ -88,6 +89,11 @@ async fn new_workspaces_get_browsers_launched_ahead_each_their_own_and_keep_them
     let ada_cookies = page_text(&worker.backend, &ada, format!("http://{site}/echo-cookies")).await;
     assert!(ada_cookies.contains("persistent=kept"), "{ada_cookies:?}");
     assert_eq!(warm_folder(profiles, "tenant-a", "work"), ada_folder);
+    // Ada's relaunch stopped the pool for a while; a new workspace right after is handed the
+    // browser launched ahead all the same, continued, and it works.
+    let carol = Some(Session::new("tenant-c", "work", "p1"));
+    page_text(&worker.backend, &carol, format!("http://{site}/page")).await;
+    warm_folder(profiles, "tenant-c", "work");
     let deadline = Instant::now() + Duration::from_secs(10);
     while stale.exists() {
         assert!(
