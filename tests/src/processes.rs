@@ -88,7 +88,7 @@ pub fn built_binary(name: &str) -> PathBuf {
 /// binaries print their bound address only in their logs). Its port lies below the kernel's
 /// ephemeral range and is handed out once per test process: a port from that range (a
 /// `bind(0)`) can be taken, before the binary binds it, by any outgoing connection or another
-/// test's listener, and under a full suite it was.
+/// test's listener, of which a full suite makes many.
 pub fn free_address() -> SocketAddr {
     use std::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(0);
