@@ -322,10 +322,8 @@ mod tests {
                 tokio::task::yield_now().await;
             }
         }
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", pids[0])])
-            .status()
-            .await;
+        let group = rustix::process::Pid::from_raw(pids[0] as i32).unwrap();
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
 
     #[test]
