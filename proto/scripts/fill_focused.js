@@ -17,12 +17,13 @@
     return 'the focused element (' + tag + ') does not take text';
   }
   if (el.disabled || el.readOnly) return 'the focused field is disabled or read-only';
+  if (cls === HTMLSelectElement) return choose(el, text);
   let took = false;
   try {
     const value = Reflect.getOwnPropertyDescriptor(cls.prototype, 'value');
     value.set.call(el, text);
     // Checked before the events: what the page's handlers then do to the value is theirs.
-    took = cls === HTMLSelectElement || value.get.call(el) === text;
+    took = value.get.call(el) === text;
     if (took) {
       el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText', data: text}));
       el.dispatchEvent(new Event('change', {bubbles: true}));
@@ -35,4 +36,45 @@
   }
   try { el.select(); } catch (_) { /* typed at the caret */ }
   return {trusted: true};
+
+  // A select takes the option the text names, as a person reads it: its label, whatever the
+  // value behind it (a database id, most often). The whole label (any case and spacing) first,
+  // then the value, then the one option whose label starts with or holds the text; several
+  // such, or none, change nothing and say which options there are. A multiple select adds the
+  // option to what it has.
+  function choose(select, wanted) {
+    const squeeze = (s) => String(s).replace(/\s+/g, ' ').trim();
+    const label = (o) => squeeze(o.label || o.text || '');
+    const want = squeeze(wanted).toLowerCase();
+    const named = (o) => label(o).toLowerCase();
+    const options = Array.from(select.options).filter((o) => !o.disabled && !o.hidden);
+    const ways = [
+      (o) => named(o) === want,
+      (o) => o.value === wanted,
+      (o) => want !== '' && named(o).startsWith(want),
+      (o) => want !== '' && named(o).includes(want),
+    ];
+    const quoted = (list, most) => list.slice(0, most).map((o) => JSON.stringify(label(o).slice(0, 60)))
+      .join(', ') + (list.length > most ? ' and ' + (list.length - most) + ' more' : '');
+    for (const [way, matches] of ways.entries()) {
+      const found = options.filter(matches);
+      if (found.length === 0) continue;
+      // The same whole label twice is one choice for the reader: the first is taken.
+      if (found.length > 1 && way >= 2) {
+        return 'the text matches ' + found.length + ' options of this select: ' +
+          quoted(found, 10) + '; type one of them whole';
+      }
+      const option = found[0];
+      if (select.multiple) option.selected = true;
+      else select.selectedIndex = option.index;
+      try {
+        select.dispatchEvent(new Event('input', {bubbles: true}));
+        select.dispatchEvent(new Event('change', {bubbles: true}));
+      } catch (_) { /* chosen all the same; a page that replaced Event hears no event */ }
+      return null;
+    }
+    return options.length === 0
+      ? 'this select has no option to choose'
+      : 'no option of this select matches the text; its options: ' + quoted(options, 30);
+  }
 }

@@ -20,8 +20,9 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
             "type takes at most {TEXT_MAX} characters at a time, not {length}; type it in parts"
         )));
     }
-    if let Some(listing) = ctx.store.listing(ctx.tenant, ctx.thread)? {
-        refuse_what_takes_no_text(&listing, action.n)?;
+    let listing = ctx.store.listing(ctx.tenant, ctx.thread)?;
+    if let Some(listing) = &listing {
+        refuse_what_takes_no_text(listing, action.n)?;
     }
     let (_, _, label) = ctx.element(action.n, true).await?;
     ctx.op(TypeRequest {
@@ -29,8 +30,22 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
         text: action.text.clone(),
     })
     .await?;
-    let caption = format!("Typed into {}", quoted(&label));
-    let head = format!("Typed {} characters into {}.", length, quoted(&label));
+    let is_select = listing
+        .iter()
+        .flat_map(|l| &l.elements)
+        .any(|e| i64::from(e.n) == action.n && e.kind == "select");
+    let (caption, head) = if is_select {
+        // The option is the page's own text, which the listing shows as the select's value.
+        (
+            format!("Chose in {}", quoted(&label)),
+            format!("Chose the option of {} the text names.", quoted(&label)),
+        )
+    } else {
+        (
+            format!("Typed into {}", quoted(&label)),
+            format!("Typed {} characters into {}.", length, quoted(&label)),
+        )
+    };
     ctx.after_change(caption, head).await
 }
 

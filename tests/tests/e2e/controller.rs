@@ -164,6 +164,85 @@ async fn type_fills_react_and_vue_inputs_so_their_state_changes() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_there_are() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(
+        &mut tool,
+        "s",
+        format!("http://{site}/fixtures/choose.html"),
+    )
+    .await;
+    let author = element(&page, "Author");
+
+    // The whole label, in any case and spacing: the option behind it, whatever its value.
+    let chosen = type_into(&mut tool, "s", author, "ursula  k. LE GUIN").await;
+    assert!(
+        chosen
+            .text
+            .starts_with("Chose the option of 'Author' the text names."),
+        "{}",
+        chosen.text
+    );
+    assert!(
+        chosen
+            .text
+            .contains("select \"Author\" = \"Ursula K. Le Guin\""),
+        "{}",
+        chosen.text
+    );
+    assert!(extract(&mut tool, "s").await.text.contains("author:17"));
+    // The start of one label.
+    type_into(&mut tool, "s", author, "octavia").await;
+    assert!(extract(&mut tool, "s").await.text.contains("author:31"));
+
+    // Two labels start so, and a disabled option is no choice: nothing changes, and the
+    // error says what there is to choose.
+    for (typed, says) in [
+        (
+            "Ursula",
+            "the text matches 2 options of this select: \"Ursula K. Le Guin\", \"Ursula Vernon\"; \
+             type one of them whole",
+        ),
+        (
+            "Isaac Asimov",
+            "no option of this select matches the text; its options: \"---------\", \
+             \"Ursula K. Le Guin\", \"Ursula Vernon\", \"Octavia E. Butler\"",
+        ),
+    ] {
+        let refused = tool
+            .act(act(
+                "s",
+                Action::Type(TypeAction {
+                    n: author,
+                    text: typed.into(),
+                }),
+            ))
+            .await
+            .expect_err(typed);
+        assert_eq!(refused.code(), tonic::Code::FailedPrecondition, "{typed}");
+        assert!(
+            refused.message().contains(says),
+            "{typed}: {}",
+            refused.message()
+        );
+        assert!(extract(&mut tool, "s").await.text.contains("author:31"));
+    }
+
+    // A page's own change handler hears the choice.
+    let listed = navigate(
+        &mut tool,
+        "s",
+        format!("http://{site}/fixtures/choose.html"),
+    )
+    .await;
+    type_into(&mut tool, "s", element(&listed, "Shelf"), "fant").await;
+    assert!(extract(&mut tool, "s").await.text.contains("shelf:b2"));
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn frames_come_for_page_changing_actions_only_and_the_thirteenth_pushes_out_the_first() {
     let site = serve_site().await;
     let fleet = Fleet::start(4).await;
