@@ -84,12 +84,14 @@ impl Listing {
         }
         let more = match (self.above, self.below) {
             (0, 0) => None,
-            (above, 0) => Some(format!("{above} more above")),
-            (0, below) => Some(format!("{below} more below")),
-            (above, below) => Some(format!("{above} more above, {below} more below")),
+            (above, 0) => Some(format!("{above} more above: scroll up to see them")),
+            (0, below) => Some(format!("{below} more below: scroll down to see them")),
+            (above, below) => Some(format!(
+                "{above} more above, {below} more below: scroll to see them"
+            )),
         };
         if let Some(more) = more {
-            lines.push(format!("({more} the fold: scroll to see them)"));
+            lines.push(format!("({more})"));
         }
         lines.join("\n")
     }
@@ -265,15 +267,15 @@ mod tests {
         let one = vec![element(1, "button", "Go", "", "")];
         assert_eq!(
             listing(one.clone(), 2, 37).render(),
-            "[1] button \"Go\"\n(2 more above, 37 more below the fold: scroll to see them)"
+            "[1] button \"Go\"\n(2 more above, 37 more below: scroll to see them)"
         );
         assert_eq!(
             listing(one.clone(), 0, 4).render(),
-            "[1] button \"Go\"\n(4 more below the fold: scroll to see them)"
+            "[1] button \"Go\"\n(4 more below: scroll down to see them)"
         );
         assert_eq!(
             listing(one, 3, 0).render(),
-            "[1] button \"Go\"\n(3 more above the fold: scroll to see them)"
+            "[1] button \"Go\"\n(3 more above: scroll up to see them)"
         );
     }
 
@@ -285,7 +287,7 @@ mod tests {
         );
         assert_eq!(
             listing(vec![], 0, 5).render(),
-            "(no interactive elements in view)\n(5 more below the fold: scroll to see them)"
+            "(no interactive elements in view)\n(5 more below: scroll down to see them)"
         );
     }
 
@@ -318,7 +320,7 @@ mod tests {
             "[1] input:email \"Email\" (empty)\n\
              [2] input:password \"Password\" (filled)\n\
              [3] link \"Help\" → https://x/help\n\
-             (3 more below the fold: scroll to see them)"
+             (3 more below: scroll down to see them)"
         );
     }
 

@@ -166,9 +166,22 @@
     };
     // Scrolled out of sight inside its frame: neither in view nor a scroll of the page away.
     if (frame.clip && !overlaps(box, frame.clip)) return;
-    if (box.bottom <= 0) above += 1;
-    else if (box.top >= viewHeight) below += 1;
-    else if (box.right > 0 && box.left < viewWidth) inView.push({ el, target, kind, box });
+    // Above and below count what a scroll of the page brings into view: not what is placed
+    // beside it (visually hidden text at left: -9999px), nor above the page's own top (a skip
+    // link that waits for the keyboard's focus at top: -999px).
+    if (box.right <= 0 || box.left >= viewWidth) return;
+    if (box.bottom <= 0) {
+      if (frame.clip || box.bottom + scrolledAbove(target) > 0) above += 1;
+    } else if (box.top >= viewHeight) below += 1;
+    else inView.push({ el, target, kind, box });
+  };
+  // How far up the scrollers holding `el` (the page's own one included) can still go.
+  const scrolledAbove = (el) => {
+    let scrolled = 0;
+    for (let node = el; node; node = node.parentNode || node.host) {
+      if (node.nodeType === 1) scrolled += node.scrollTop;
+    }
+    return Math.max(scrolled, window.scrollY);
   };
 
   // A same-origin frame's elements, placed in the top page's coordinates and clipped by it.
@@ -253,7 +266,11 @@
     const image = el.querySelector('img[alt]:not([alt=""])');
     if (image) return image.getAttribute('alt');
     const icon = el.querySelector('svg[aria-label], svg title');
-    return icon && (icon.getAttribute('aria-label') || icon.textContent);
+    if (icon) return icon.getAttribute('aria-label') || icon.textContent;
+    // An icon drawn by CSS names itself to a person's pointer, and to an accessibility tree,
+    // by its own label or tooltip (Django's calendar link: <span title="Choose a Date">).
+    const named = el.querySelector('[aria-label]:not([aria-label=""]), [title]:not([title=""])');
+    return named && (named.getAttribute('aria-label') || named.getAttribute('title'));
   };
   const buttonInputText = (el) => {
     if (el.localName !== 'input' || !BUTTON_INPUTS.has(el.type)) return '';

@@ -88,9 +88,11 @@ const POPUPS: &str = r#"<!doctype html><title>Popups</title><body style="margin:
    style="position:absolute;left:10px;top:60px;width:150px;height:30px">Open</button>
 </body>"#;
 
-/// Every kind of element the listing knows, each at a known place on a 1280×900 viewport, plus
-/// the ones it must leave out: hidden three ways, below the fold, and a span inside a button.
-const LISTING: &str = r#"<!doctype html><html><head><title>Listing</title>
+/// Every kind of element the listing knows, each at a known place on a 1280×900 viewport (an
+/// icon link named by its icon's tooltip among them), plus the ones it must leave out: hidden
+/// three ways, below the fold, a span inside a button, and two that no scroll brings into view
+/// (a skip link above the page's top, text for screen readers beside the view).
+const LISTING: &str = r##"<!doctype html><html><head><title>Listing</title>
 <style>.at { position: absolute; margin: 0; box-sizing: border-box; }</style></head>
 <body style="margin:0;height:4000px">
 <a class="at" href="/second" style="left:10px;top:10px;width:100px;height:20px">Docs</a>
@@ -112,8 +114,12 @@ const LISTING: &str = r#"<!doctype html><html><head><title>Listing</title>
 <button class="at" style="left:10px;top:320px;display:none">Hidden</button>
 <a class="at" href="/second" style="left:200px;top:320px;visibility:hidden">Invisible</a>
 <button class="at" style="left:400px;top:320px;opacity:0">Ghost</button>
+<a class="at" href="#date" style="left:10px;top:370px;width:20px;height:20px"><span title="Choose a Date"
+  style="display:inline-block;width:16px;height:16px"></span></a>
+<a class="at" href="#content" style="left:10px;top:-999px">Skip to content</a>
+<a class="at" href="/second" style="left:-9999px;top:3500px">Help for screen readers</a>
 <button class="at" id="far" style="left:10px;top:3000px;width:120px;height:30px">Far away</button>
-</body></html>"#;
+</body></html>"##;
 
 /// Elements the listing reaches beyond the plain document: in an open shadow root, in a
 /// same-origin frame (with a 5 px border), and a styled checkbox drawn by its label.

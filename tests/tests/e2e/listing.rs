@@ -104,17 +104,25 @@ async fn lists_the_visible_interactive_elements_in_reading_order() {
             element(9, "button", "Menu", "", ""),
             element(10, "clickable", "Expand", "", ""),
             element(11, "button", "Send", "", "(disabled)"),
+            element(
+                12,
+                "link",
+                "Choose a Date",
+                &format!("http://{site}/listing#date"),
+                "",
+            ),
         ]
     };
     assert_eq!(listing.elements, expected("(empty)"));
     assert_eq!(listing.id, "first");
     assert_eq!(listing.url, format!("http://{site}/listing"));
     assert_eq!(listing.title, "Listing");
-    // Only "Far away" is further down; hidden, invisible and transparent ones count nowhere.
+    // Only "Far away" is further down; hidden, invisible and transparent ones count nowhere,
+    // nor do the skip link above the page's top and the text placed beside the view.
     assert_eq!((listing.above, listing.below), (0, 1));
     assert_eq!(
         listing.render().lines().last().unwrap(),
-        "(1 more below the fold: scroll to see them)"
+        "(1 more below: scroll down to see them)"
     );
 
     // A password typed into the page is only ever "(filled)".
@@ -223,7 +231,7 @@ async fn scrolls_an_element_below_the_fold_into_view() {
         listing.elements,
         vec![element(1, "button", "Far away", "", "")]
     );
-    assert_eq!((listing.above, listing.below), (11, 0));
+    assert_eq!((listing.above, listing.below), (12, 0));
 
     // Back at the top it is off screen: pressable only once scrolled to.
     eval(b, "p", "() => window.scrollTo(0, 0)", Value::Null).await;
