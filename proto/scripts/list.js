@@ -247,9 +247,10 @@
       .map((node) => node.innerText || node.textContent)
       .join(' ');
   };
-  // A <label> wrapping its field: its own words, not the options of a <select> inside it.
+  // A <label> wrapping its field: its own words, not the options of a <select> inside it. One
+  // beside it may be an icon only (Django's search box: a magnifier with alt="Search").
   const labelText = (label, field) => {
-    if (!label.contains(field)) return label.innerText;
+    if (!label.contains(field)) return collapse(label.innerText) || imageText(label) || '';
     const walker = label.ownerDocument.createTreeWalker(label, NodeFilter.SHOW_TEXT);
     let text = '';
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {

@@ -168,6 +168,9 @@ const LISTING_ODD: &str = r#"<!doctype html><html><head><title>Odd</title>
 <button class="at" style="left:700px;top:250px;width:100px;height:30px">After broken</button>
 <label class="at" for="qty" style="left:700px;top:300px">Quantity</label>
 <input class="at" id="qty" style="left:800px;top:300px;width:60px;height:30px">
+<label class="at" for="find" style="left:700px;top:350px"><img alt="Search" width="16" height="16"
+  src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></label>
+<input class="at" id="find" name="q" style="left:800px;top:350px;width:60px;height:30px">
 <script>
   document.getElementById('app').onclick = () => {};
   document.getElementById('overlay').onclick = () => {};

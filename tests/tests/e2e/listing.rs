@@ -361,6 +361,8 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
             element(5, "checkbox", "bread", "", "(unchecked)"),
             element(6, "button", "After broken", "", ""),
             element(7, "input", "Quantity", "", "(empty)"),
+            // Its label is a magnifier whose alt says what it is for.
+            element(8, "input", "Search", "", "(empty)"),
         ]
     );
 
