@@ -136,6 +136,27 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_form_posted_back_to_its_own_url_says_which_page_shows_there_now() {
+        let page = shop();
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let posted = page.clone();
+        h.backend.on::<TapRequest>(move |_| {
+            posted.set(
+                "https://shop.example/",
+                "Are you sure?",
+                &[("button", "Yes")],
+            );
+            Ok(TapReply {})
+        });
+        let (reply, _) = h.ok(click(1)).await;
+        assert_eq!(
+            reply.text,
+            "Clicked 'Add' → now at https://shop.example/ (Are you sure?)\n[1] button \"Yes\""
+        );
+    }
+
+    #[tokio::test]
     async fn a_click_that_stays_on_the_page_says_so() {
         let h = Harness::showing(&shop());
         h.list_first().await;

@@ -456,14 +456,19 @@ impl Ctx<'_> {
     }
 
     /// After an input that may have taken the page elsewhere (a click, a key): settles, lists
-    /// the page and, when its URL changed, says where it is now (with the status of an error
-    /// page) — the new listing tells, no op of its own; without a listing before, where the
-    /// page was is unknown and nothing is said.
+    /// the page and, when its URL or its title changed (a form posted back to its own URL
+    /// shows another page there), says where it is now (with the status of an error page) —
+    /// the new listing tells, no op of its own; without a listing before, where the page was
+    /// is unknown and nothing is said.
     async fn after_input(&mut self, caption: String) -> Result<ActReply> {
-        let before = self.store.listing(self.tenant, self.thread)?.map(|l| l.url);
+        let before = self
+            .store
+            .listing(self.tenant, self.thread)?
+            .map(|l| (l.url, l.title));
         let settled = self.settle_for_look(self.settle_ms).await?;
         let (listing, frame) = self.look(caption.clone()).await?;
-        let head = if before.is_some_and(|url| url != listing.url) {
+        let moved = before.is_some_and(|(url, title)| url != listing.url || title != listing.title);
+        let head = if moved {
             format!(
                 "{caption} → now at {} ({}){}",
                 listing.url,
