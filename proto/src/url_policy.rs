@@ -429,22 +429,26 @@ impl UrlPolicy {
             ));
         }
         let quoted = nanomuse_common::limits::excerpt(trimmed);
+        let meant = with_scheme(trimmed);
         let url = Url::parse(trimmed).map_err(|e| {
+            let like = meant.as_deref().unwrap_or("https://example.com/");
             Refusal::new(
                 Rule::NotWebUrl,
-                format!(
-                    "{quoted:?} is not an absolute URL ({e}); give one like https://example.com/."
-                ),
+                format!("{quoted:?} is not an absolute URL ({e}); give one like {like}."),
             )
         })?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(Refusal::new(
-                Rule::NotWebUrl,
-                format!(
+            // `localhost:3000/x` parses as a URL of the scheme `localhost`.
+            let why = match meant {
+                Some(like) => {
+                    format!("{quoted:?} is a host without a scheme; give one like {like}.")
+                }
+                None => format!(
                     "{}: URLs are not allowed; only http and https.",
                     url.scheme()
                 ),
-            ));
+            };
+            return Err(Refusal::new(Rule::NotWebUrl, why));
         }
         let host = url
             .host()
@@ -628,6 +632,35 @@ fn parse_host(host: &str) -> Result<Host<String>, Refusal> {
     })
 }
 
+/// What `typed` would be with the scheme an address bar gives a host typed without one
+/// (`example.com/docs`: https; `localhost:3000`, `127.0.0.1:8080/x`: http), for a refusal to
+/// suggest; `None` when it is not a host without a scheme.
+fn with_scheme(typed: &str) -> Option<String> {
+    if typed.contains("://") {
+        return None;
+    }
+    let authority = typed.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = match authority.rsplit_once(':') {
+        Some((host, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => host,
+        Some(_) => return None,
+        None => authority,
+    };
+    let local = host == "localhost"
+        || host.ends_with(".localhost")
+        || host.parse::<std::net::IpAddr>().is_ok();
+    let named = host.contains('.')
+        && !host.starts_with('.')
+        && !host.ends_with('.')
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-' || !b.is_ascii());
+    match (local, named) {
+        (true, _) => Some(format!("http://{typed}")),
+        (false, true) => Some(format!("https://{typed}")),
+        (false, false) => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;
@@ -684,6 +717,28 @@ mod tests {
                     .to_string()
                     .contains("not an absolute URL")
             );
+            // A host typed without a scheme: the refusal says the URL that was meant.
+            for (typed, says) in [
+                (
+                    "example.com/page",
+                    "\"example.com/page\" is not an absolute URL (relative URL without a \
+                     base); give one like https://example.com/page.",
+                ),
+                (
+                    "localhost:8111/admin",
+                    "\"localhost:8111/admin\" is a host without a scheme; give one like \
+                     http://localhost:8111/admin.",
+                ),
+                (
+                    "127.0.0.1:8111/admin",
+                    "give one like http://127.0.0.1:8111/admin.",
+                ),
+                ("not a url", "give one like https://example.com/."),
+                ("mailto:a@example.com", "mailto: URLs are not allowed"),
+            ] {
+                let refusal = refused(&policy, typed).to_string();
+                assert!(refusal.contains(says), "{typed}: {refusal}");
+            }
             assert_eq!(
                 policy
                     .check_url("  HTTPS://Example.COM/a?b#c ")
