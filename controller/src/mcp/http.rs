@@ -101,7 +101,12 @@ async fn authenticate(
     }
     let closing = request.method() == http::Method::DELETE;
     request.extensions_mut().insert(Tenant(tenant.clone()));
-    let response = next.run(request).await;
+    let mut response = next.run(request).await;
+    // rmcp answers a closed session 202; the official SDKs take 200 or 204 as closed and
+    // warn of a failed termination otherwise (Python: "Session termination failed: 202").
+    if closing && response.status() == http::StatusCode::ACCEPTED {
+        *response.status_mut() = http::StatusCode::NO_CONTENT;
+    }
     match session {
         None => {
             let opened = response

@@ -66,6 +66,10 @@ pub(crate) async fn client(args: &[String], plan: Value) -> Value {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "the MCP client failed: {stderr}");
+    assert!(
+        !stderr.contains("Session termination failed"),
+        "the client's session did not close cleanly: {stderr}"
+    );
     serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("the client's report is not JSON ({e}): {stderr}"))
 }
