@@ -142,6 +142,8 @@ pub enum Resolved {
     Detached,
     /// The element has no size or no part of it is on screen.
     Hidden,
+    /// Something else lies where it would be tapped (a dialog, a banner), said in a few words.
+    Covered { by: String },
 }
 
 /// From RESOLVE_JS's JSON value.
@@ -162,6 +164,13 @@ pub fn parse_resolved(value: Value) -> Result<Resolved, String> {
             }
             Some("detached") => Ok(Resolved::Detached),
             Some("hidden") => Ok(Resolved::Hidden),
+            Some("covered") => Ok(Resolved::Covered {
+                by: object
+                    .get("by")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            }),
             _ => Err(format!("the element lookup failed: {error}")),
         };
     }
@@ -370,6 +379,13 @@ mod tests {
         assert_eq!(
             parse_resolved(json!({"error": "hidden"})).unwrap(),
             Resolved::Hidden
+        );
+        assert_eq!(
+            parse_resolved(json!({"error": "covered", "by": "We use cookies.", "label": "Buy"}))
+                .unwrap(),
+            Resolved::Covered {
+                by: "We use cookies.".into()
+            }
         );
     }
 

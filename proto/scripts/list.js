@@ -173,7 +173,7 @@
     if (box.bottom <= 0) {
       if (frame.clip || box.bottom + scrolledAbove(target) > 0) above += 1;
     } else if (box.top >= viewHeight) below += 1;
-    else inView.push({ el, target, kind, box });
+    else inView.push({ el, target, kind, box, clip: frame.clip });
   };
   // How far up the scrollers holding `el` (the page's own one included) can still go.
   const scrolledAbove = (el) => {
@@ -387,22 +387,79 @@
     return parts.join(' ');
   };
 
+  // What a tap at (x, y) of the top page lands on, through open shadow roots and same-origin
+  // frames, as the browser's own hit test finds it (the prototypes' methods: see QUERY_ALL).
+  const hitAt = (x, y) => {
+    let hit = Document.prototype.elementFromPoint.call(document, x, y);
+    for (let depth = 0; hit && depth < 32; depth += 1) {
+      if (hit.shadowRoot) {
+        const inner = ShadowRoot.prototype.elementFromPoint.call(hit.shadowRoot, x, y);
+        if (inner && inner !== hit) { hit = inner; continue; }
+      }
+      if (hit.localName !== 'iframe' && hit.localName !== 'frame') return hit;
+      const inner = frameInside(hit, { x: 0, y: 0, clip: null });
+      if (!inner) return hit;
+      const next = Document.prototype.elementFromPoint.call(inner.doc, x - inner.x, y - inner.y);
+      if (!next) return hit;
+      // The frame's coordinates from here on: its elements answer in them.
+      x -= inner.x;
+      y -= inner.y;
+      hit = next;
+    }
+    return hit;
+  };
+  // `node` is `root` or inside it, across shadow roots and frames.
+  const within = (node, root) => {
+    for (let n = node; n; n = n.parentNode || n.host || (n.defaultView && n.defaultView.frameElement)) {
+      if (n === root) return true;
+    }
+    return false;
+  };
+  // What lies over `target` at (x, y), where a tap on it lands (a dialog, a cookie banner, a
+  // sticky bar), said in a few words; null when the tap reaches it, or its <label> that passes
+  // the tap on to it.
+  const coveredBy = (target, x, y) => {
+    const hit = hitAt(x, y);
+    if (!hit || within(hit, target) || within(target, hit)) return null;
+    const label = hit.closest && hit.closest('label');
+    if (label && label.control === target) return null;
+    const cover = (hit.closest && hit.closest('dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]')) || hit;
+    const words = collapse(readable(() => cover.innerText)) || collapse(readable(() => labelOf(cover, '')));
+    return words ? cut(words, LABEL_LIMIT) : '<' + cover.localName + '>';
+  };
+  // Where resolve.js taps: the centre of the part of the element in view (and in its frame's).
+  const tapPoint = (box, clip) => {
+    const area = clip || { left: 0, top: 0, right: viewWidth, bottom: viewHeight };
+    const left = Math.max(box.left, area.left, 0);
+    const top = Math.max(box.top, area.top, 0);
+    const right = Math.min(box.right, area.right, viewWidth);
+    const bottom = Math.min(box.bottom, area.bottom, viewHeight);
+    return { x: (left + right) / 2, y: (top + bottom) / 2 };
+  };
+
   const readable = (read) => {
     try { return read(); } catch (_) { return ''; }
   };
-  const elements = listed.map((item, index) => ({
-    n: index + 1,
-    label: labelOf(item.el, item.kind),
-    kind: item.kind,
-    href: readable(() => hrefOf(item.el, item.kind)),
-    state: readable(() => stateOf(item.el, item.kind)),
-  }));
+  const elements = listed.map((item, index) => {
+    const { x, y } = tapPoint(item.box, item.clip);
+    const state = readable(() => stateOf(item.el, item.kind));
+    const covered = readable(() => coveredBy(item.target, x, y));
+    return {
+      n: index + 1,
+      label: labelOf(item.el, item.kind),
+      kind: item.kind,
+      href: readable(() => hrefOf(item.el, item.kind)),
+      state: covered ? (state ? state + ' (covered)' : '(covered)') : state,
+    };
+  });
   // Not enumerable, so the page's own code that walks window's properties does not trip on it.
   Object.defineProperty(window, '__nanomuseListing', {
     value: {
       id: listingId,
       elements: listed.map((item) => item.target),
       details: elements.map(({ label, kind }) => ({ label, kind })),
+      // For resolve.js: what lies over an element where it is about to be tapped.
+      coveredBy: (target, x, y) => readable(() => coveredBy(target, x, y)),
     },
     configurable: true,
     writable: true,

@@ -35,5 +35,10 @@
   const bottom = Math.min(box.bottom, window.innerHeight);
   // Nothing of it on screen: a tap would land on something else.
   if (right <= left || bottom <= top) return { error: 'hidden' };
-  return { x: (left + right) / 2, y: (top + bottom) / 2, label, kind, url: location.href };
+  const x = (left + right) / 2;
+  const y = (top + bottom) / 2;
+  // Something over it there (a dialog, a banner): a tap would press that instead.
+  const cover = args.tap && listing.coveredBy ? listing.coveredBy(el, x, y) : null;
+  if (cover) return { error: 'covered', by: cover, label };
+  return { x, y, label, kind, url: location.href };
 }

@@ -494,7 +494,10 @@ impl Ctx<'_> {
         let value = self
             .evaluate(
                 listing::RESOLVE_JS,
-                json!({"listing_id": listing.id, "n": n, "scroll": true, "focus": focus}),
+                // A field is typed into through its focus, which nothing over it blocks; a tap
+                // lands on what lies over the element.
+                json!({"listing_id": listing.id, "n": n, "scroll": true, "focus": focus,
+                    "tap": !focus}),
             )
             .await?;
         let stale = || {
@@ -512,6 +515,12 @@ impl Ctx<'_> {
             ))),
             Resolved::Hidden => Err(ControllerError::InvalidArgument(format!(
                 "element {n} is not visible any more; scroll or look again"
+            ))),
+            Resolved::Covered { by } => Err(ControllerError::Conflict(format!(
+                "element {n} is covered: a tap on it would press what lies over it ({}); \
+                 close or answer that first (a dialog's button, a banner's close), then look \
+                 again",
+                quoted(&by)
             ))),
         }
     }

@@ -245,7 +245,8 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
                 lists the page again (its elements renumbered: use the new numbers from then on) with \
                 a picture. A page \
                 that changed since the listing gives an error asking to look again, never a \
-                click on the wrong element.",
+                click on the wrong element; an element listed (covered) lies under something \
+                else (a dialog, a cookie banner): answer that first.",
             read_only: false,
             schema: schema_of::<Click>,
             read: |args| {
@@ -258,6 +259,7 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
             title: "Fill a field",
             description: "Fill field n of the last listing with text, with the page's own \
                 input events (React, Vue and plain forms alike); what it held is replaced. \
+                A select takes the option its text names. \
                 Press Enter with browser_key to submit. The reply lists the page again. \
                 Passwords are listed only as (filled).",
             read_only: false,

@@ -243,6 +243,50 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn what_a_dialog_covers_is_listed_as_covered_and_not_tapped_until_it_is_answered() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(
+        &mut tool,
+        "c",
+        format!("http://{site}/fixtures/covered.html"),
+    )
+    .await;
+    assert!(
+        page.text.ends_with(&format!(
+            "[1] link \"Cart\" (covered) → http://{site}/second\n\
+             [2] button \"Buy\" (covered)\n\
+             [3] button \"Accept all\""
+        )),
+        "{}",
+        page.text
+    );
+
+    // A tap on "Buy" would press the dialog's backdrop: refused, saying what is in the way.
+    let refused = tool
+        .act(act("c", Action::Click(ClickAction { n: 2 })))
+        .await
+        .expect_err("a covered button is not tapped");
+    assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+    assert!(
+        refused
+            .message()
+            .starts_with("element 2 is covered: a tap on it would press what lies over it ('We use cookies. Accept all')"),
+        "{}",
+        refused.message()
+    );
+    assert!(!extract(&mut tool, "c").await.text.contains("bought"));
+
+    // Answered, the dialog is gone and "Buy" is pressed.
+    let answered = click(&mut tool, "c", element(&page, "Accept all")).await;
+    assert!(!answered.text.contains("(covered)"), "{}", answered.text);
+    click(&mut tool, "c", element(&answered, "Buy")).await;
+    assert!(extract(&mut tool, "c").await.text.contains("bought"));
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn frames_come_for_page_changing_actions_only_and_the_thirteenth_pushes_out_the_first() {
     let site = serve_site().await;
     let fleet = Fleet::start(4).await;
