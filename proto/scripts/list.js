@@ -416,16 +416,32 @@
     return false;
   };
   // What lies over `target` at (x, y), where a tap on it lands (a dialog, a cookie banner, a
-  // sticky bar), said in a few words; null when the tap reaches it, or its <label> that passes
-  // the tap on to it.
-  const coveredBy = (target, x, y) => {
+  // sticky bar); null when the tap reaches it, or its <label> that passes the tap on to it.
+  const coverAt = (target, x, y) => {
     const hit = hitAt(x, y);
     if (!hit || within(hit, target) || within(target, hit)) return null;
     const label = hit.closest && hit.closest('label');
-    if (label && label.control === target) return null;
+    return label && label.control === target ? null : hit;
+  };
+  // A cover said in a few words: its dialog's text, or its own.
+  const describe = (hit) => {
     const cover = (hit.closest && hit.closest('dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]')) || hit;
     const words = collapse(readable(() => cover.innerText)) || collapse(readable(() => labelOf(cover, '')));
     return words ? cut(words, LABEL_LIMIT) : '<' + cover.localName + '>';
+  };
+  // Whether a cover stays over what it covers when that is scrolled to the middle of the view,
+  // as a click first does: one that scrolls with the page does, and a fixed one that holds the
+  // middle too (a dialog's backdrop); a fixed or sticky bar at an edge does not.
+  let middle;
+  const staysOver = (hit) => {
+    let bar = null;
+    for (let n = hit; n && n.nodeType === 1; n = n.parentElement || n.getRootNode().host) {
+      const position = getComputedStyle(n).position;
+      if (position === 'fixed' || position === 'sticky') { bar = n; break; }
+    }
+    if (!bar) return true;
+    if (middle === undefined) middle = hitAt(viewWidth / 2, viewHeight / 2);
+    return !!middle && within(middle, bar);
   };
   // Where resolve.js taps: the centre of the part of the element in view (and in its frame's).
   const tapPoint = (box, clip) => {
@@ -443,7 +459,10 @@
   const elements = listed.map((item, index) => {
     const { x, y } = tapPoint(item.box, item.clip);
     const state = readable(() => stateOf(item.el, item.kind));
-    const covered = readable(() => coveredBy(item.target, x, y));
+    const covered = readable(() => {
+      const cover = coverAt(item.target, x, y);
+      return cover && staysOver(cover);
+    });
     return {
       n: index + 1,
       label: labelOf(item.el, item.kind),
@@ -458,8 +477,11 @@
       id: listingId,
       elements: listed.map((item) => item.target),
       details: elements.map(({ label, kind }) => ({ label, kind })),
-      // For resolve.js: what lies over an element where it is about to be tapped.
-      coveredBy: (target, x, y) => readable(() => coveredBy(target, x, y)),
+      // For resolve.js: what lies over an element where it is about to be tapped, in words.
+      coveredBy: (target, x, y) => readable(() => {
+        const cover = coverAt(target, x, y);
+        return cover && describe(cover);
+      }),
     },
     configurable: true,
     writable: true,

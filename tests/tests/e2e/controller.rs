@@ -283,6 +283,13 @@ async fn what_a_dialog_covers_is_listed_as_covered_and_not_tapped_until_it_is_an
     assert!(!answered.text.contains("(covered)"), "{}", answered.text);
     click(&mut tool, "c", element(&answered, "Buy")).await;
     assert!(extract(&mut tool, "c").await.text.contains("bought"));
+
+    // A bar fixed at the view's bottom edge lies over a link only until a click scrolls the
+    // link to the middle: not covered, and clicked.
+    let page = navigate(&mut tool, "c", format!("http://{site}/fixtures/bar.html")).await;
+    assert!(!page.text.contains("(covered)"), "{}", page.text);
+    let clicked = click(&mut tool, "c", element(&page, "Terms")).await;
+    assert!(clicked.url.ends_with("/second"), "{}", clicked.text);
     fleet.stop().await;
 }
 
