@@ -381,8 +381,7 @@ mod tests {
             Resolved::Hidden
         );
         assert_eq!(
-            parse_resolved(json!({"error": "covered", "by": "We use cookies.", "label": "Buy"}))
-                .unwrap(),
+            parse_resolved(json!({"error": "covered", "by": "We use cookies."})).unwrap(),
             Resolved::Covered {
                 by: "We use cookies.".into()
             }

@@ -39,6 +39,6 @@
   const y = (top + bottom) / 2;
   // Something over it there (a dialog, a banner): a tap would press that instead.
   const cover = args.tap && listing.coveredBy ? listing.coveredBy(el, x, y) : null;
-  if (cover) return { error: 'covered', by: cover, label };
+  if (cover) return { error: 'covered', by: cover };
   return { x, y, label, kind, url: location.href };
 }
