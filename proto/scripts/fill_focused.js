@@ -18,6 +18,10 @@
   }
   if (el.disabled || el.readOnly) return 'the focused field is disabled or read-only';
   if (cls === HTMLSelectElement) return choose(el, text);
+  // A code editor's hidden field (see list.js): its value is not the editor's text, which only
+  // the editor's own select-all, pressed as keys, selects to be typed over.
+  const listing = globalThis.__nanomuseListing;
+  if (listing && listing.editorOf && listing.editorOf(el)) return {trusted: true, selectAll: true};
   let took = false;
   try {
     const value = Reflect.getOwnPropertyDescriptor(cls.prototype, 'value');

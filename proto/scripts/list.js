@@ -121,6 +121,61 @@
   const overlaps = (box, clip) =>
     box.right > clip.left && box.left < clip.right && box.bottom > clip.top && box.top < clip.bottom;
 
+  // A code editor (CodeMirror 5, Ace, Monaco) draws its text itself and takes the keyboard
+  // through a <textarea> no one sees: transparent, a pixel or two in size, or inside a box
+  // too small to show it. Such a field is listed as the editor it stands for: the editor's box
+  // (where a finger presses), the editor's text as its value; typing focuses the field.
+  const hiddenByItsBox = (field, rect) => {
+    if (rect.width <= 2 || rect.height <= 2 || !visibleByCss(field)) return true;
+    if (getComputedStyle(field).color === 'rgba(0, 0, 0, 0)') return true;
+    for (let node = field.parentElement, depth = 0; node && depth < 2; node = node.parentElement, depth += 1) {
+      if (getComputedStyle(node).overflow === 'visible') continue;
+      const clip = node.getBoundingClientRect();
+      if (clip.width <= 4 || clip.height <= 4) return true;
+    }
+    return false;
+  };
+  const editorOf = (field) => {
+    if (field.localName !== 'textarea' || !hiddenByItsBox(field, field.getBoundingClientRect())) return null;
+    let node = field.parentElement;
+    for (let depth = 0; node && depth < 5 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
+      const box = node.getBoundingClientRect();
+      if (box.width >= 40 && box.height >= 12 && visibleByCss(node)) {
+        // A box holding other fields is a form, not this field's editor.
+        return allIn(node, FIELDS).length === 1 ? node : null;
+      }
+    }
+    return null;
+  };
+  const editors = new Map();
+  // The start of what an editor shows, its lines one after another, less what it draws beside
+  // them: line numbers, in what editors hide from screen readers or name their gutter.
+  const GUTTER = /gutter|line-?numbers?/i;
+  const editorText = (editor) => {
+    const walker = editor.ownerDocument.createTreeWalker(editor, NodeFilter.SHOW_TEXT);
+    const drawn = editor.getBoundingClientRect();
+    const beside = (el) => {
+      for (let node = el; node && node !== editor; node = node.parentElement) {
+        if (node.getAttribute('aria-hidden') === 'true' || GUTTER.test(String(node.className))) return true;
+      }
+      return false;
+    };
+    let text = '';
+    let line = null;
+    for (let node = walker.nextNode(); node && text.length <= 2 * VALUE_LIMIT; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest('textarea, script, style') || beside(parent)) continue;
+      if (parent.checkVisibility && !parent.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true })) continue;
+      // Text an editor lays out to measure its font is placed out of its box.
+      if (!overlaps(parent.getBoundingClientRect(), drawn)) continue;
+      let block = parent;
+      while (block !== editor && getComputedStyle(block).display.startsWith('inline')) block = block.parentElement;
+      text += (text && block !== line ? ' ' : '') + node.data;
+      line = block;
+    }
+    return collapse(text);
+  };
+
   const containers = new Set();
   const insideContainer = (el) => {
     // Walks up through shadow roots to their hosts, so a button's shadow content is inside it.
@@ -145,7 +200,12 @@
     let target = el;
     let rect = el.getBoundingClientRect();
     if (kind === 'clickable' && delegates(el, rect)) return;
-    if (!hasArea(rect) || !visibleByCss(el)) {
+    const editor = kind === 'textarea' && editorOf(el);
+    if (editor) {
+      target = editor;
+      rect = editor.getBoundingClientRect();
+      editors.set(el, editor);
+    } else if (!hasArea(rect) || !visibleByCss(el)) {
       const toggle = ['checkbox', 'radio', 'switch'].includes(kind);
       // Styled checkboxes and file pickers hide the real input and draw its <label>, which is
       // what a finger presses; pressing it toggles the input, or opens its file chooser.
@@ -309,7 +369,8 @@
     for (let depth = 0; node && depth < 4 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
       const fields = allIn(node, FIELDS);
       for (let i = 0; i < fields.length; i += 1) {
-        if (fields[i] !== el && hasArea(fields[i].getBoundingClientRect())) return '';
+        // (An editor's own hidden field is inside it.)
+        if (!el.contains(fields[i]) && hasArea(fields[i].getBoundingClientRect())) return '';
       }
       const text = textAround(node, el, true) || textAround(node, el, false);
       if (text) return text;
@@ -326,7 +387,15 @@
 
   const labelOf = (el, kind) => {
     const isField = ['input', 'select', 'textarea'].includes(el.localName);
-    const sources = [
+    const editor = editors.get(el);
+    // An editor's hidden field speaks the cursor's place to screen readers ("Cursor at row
+    // 1"): the editor is named as a field is, from its own label or what is around it.
+    const sources = editor ? [
+      () => textOfIds(el, el.getAttribute('aria-labelledby')),
+      () => (el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
+      () => editor.getAttribute('aria-label'),
+      () => contextOf(editor),
+    ] : [
       () => el.getAttribute('aria-label'),
       () => textOfIds(el, el.getAttribute('aria-labelledby')),
       () => (isField && el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
@@ -372,6 +441,7 @@
       parts.push(el.value ? '(filled)' : '(empty)');
     } else if (kind === 'input' || kind.startsWith('input:') || kind === 'textarea' || kind === 'editable') {
       let value = tag === 'input' || tag === 'textarea' ? el.value : el.innerText.trim();
+      if (editors.has(el)) value = editorText(editors.get(el));
       // Every chosen file's name (value holds the first one's only, behind a fake path).
       if (el.type === 'file') value = itemsOf(el.files || []).map((file) => file.name).join(', ');
       parts.push(value ? quoted(value, VALUE_LIMIT) : '(empty)');
@@ -475,6 +545,10 @@
     value: {
       id: listingId,
       elements: listed.map((item) => item.target),
+      // What typing into an element focuses: the field itself, not the editor drawn for it.
+      fields: listed.map((item) => item.el),
+      // For fill_focused.js: the editor a focused field types into, if it is one's.
+      editorOf: (field) => readable(() => editorOf(field)),
       details: elements.map(({ label, kind }) => ({ label, kind })),
       // For resolve.js: what lies over an element where it is about to be tapped, in words.
       coveredBy: (target, x, y) => readable(() => {

@@ -12,7 +12,7 @@
     if (!w.frameElement || !w.frameElement.isConnected) return { error: 'detached' };
   }
   if (args.scroll) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-  if (args.focus) el.focus({ preventScroll: true });
+  if (args.focus) (listing.fields ? listing.fields[args.n - 1] : el).focus({ preventScroll: true });
   const rect = el.getBoundingClientRect();
   if (rect.width === 0 || rect.height === 0) return { error: 'hidden' };
   // The part of the element each enclosing viewport shows, carried up to the top page.

@@ -333,6 +333,8 @@ async fn fixture(UrlPath(path): UrlPath<String>) -> Response {
         Ok(bytes) => {
             let kind = if path.ends_with(".js") {
                 "text/javascript"
+            } else if path.ends_with(".css") {
+                "text/css"
             } else {
                 "text/html; charset=utf-8"
             };

@@ -243,6 +243,53 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_code_editor_is_listed_with_its_text_and_typing_replaces_that_text() {
+    // CodeMirror 5 and Ace, the real ones: each draws its text itself and takes the keyboard
+    // through a <textarea> no one sees, whose value is never the editor's text.
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(
+        &mut tool,
+        "e",
+        format!("http://{site}/fixtures/editors.html"),
+    )
+    .await;
+    assert!(
+        page.text.ends_with(
+            "[1] textarea \"SQL query\" = \"select * from books\"\n\
+             [2] button \"Run SQL\"\n\
+             [3] textarea \"Notes\" = \"first note\""
+        ),
+        "{}",
+        page.text
+    );
+    let typed = type_into(
+        &mut tool,
+        "e",
+        element(&page, "SQL query"),
+        "select title from books\nwhere year > 1970",
+    )
+    .await;
+    assert!(
+        typed
+            .text
+            .contains("[1] textarea \"SQL query\" = \"select title from books where year > 19…\""),
+        "{}",
+        typed.text
+    );
+    type_into(&mut tool, "e", element(&page, "Notes"), "a new note").await;
+    // Each editor holds the text typed, in place of what it held: no line of it before.
+    let text = extract(&mut tool, "e").await.text;
+    assert!(
+        text.contains("query:select title from books where year > 1970\n")
+            && text.contains("notes:a new note"),
+        "{text}"
+    );
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn what_a_dialog_covers_is_listed_as_covered_and_not_tapped_until_it_is_answered() {
     let site = serve_site().await;
     let fleet = Fleet::start(4).await;

@@ -312,6 +312,28 @@ where
     )
     .await;
     act("extract Vue", Action::Extract(ExtractAction {})).await;
+    // A code editor's hidden field: the text replaces the editor's (CodeMirror 5's Ctrl+A).
+    let editors = act(
+        "navigate editors",
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}/fixtures/editors.html"),
+        }),
+    )
+    .await;
+    act(
+        "type into a code editor",
+        Action::Type(TypeAction {
+            n: element(&editors, "SQL query"),
+            text: "select 1".into(),
+        }),
+    )
+    .await;
+    let edited = act("extract the editor", Action::Extract(ExtractAction {})).await;
+    assert!(
+        edited.text.contains("query:select 1\n"),
+        "{thread} on {backend}: {}",
+        edited.text
+    );
     act("screenshot", Action::Screenshot(ScreenshotAction {})).await;
     act(
         "hand over",

@@ -2,7 +2,8 @@
 //! `change` events, so React and Vue forms notice; a contenteditable gets `insertText`. Where
 //! the page breaks that path (troopjs's shims replace `Object.getOwnPropertyDescriptor`,
 //! MooTools replaces `Event`) or the value does not take, the field's text is selected and
-//! typed over with trusted input, `Input.insertText`, as a keyboard would.
+//! typed over with trusted input, `Input.insertText`, as a keyboard would. A code editor's
+//! hidden field is typed over the same way after the editor's own select-all (Ctrl+A).
 
 use nanomuse_common::limits::TYPE_TEXT_MAX_CHARS as MAX_TEXT_CHARS;
 use nanomuse_proto::{TypeReply, TypeRequest};
@@ -10,6 +11,22 @@ use serde_json::{Value, json};
 
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
+
+/// Ctrl+A as a keyboard sends it: a code editor's own select-all (CodeMirror, Ace and Monaco
+/// bind it), else the browser's, which the key's `commands` run when the page leaves it be.
+fn select_all() -> [(&'static str, Value); 2] {
+    let key = json!({"key": "a", "code": "KeyA", "windowsVirtualKeyCode": 65,
+        "nativeVirtualKeyCode": 65, "modifiers": 2});
+    let mut press = key.clone();
+    press["type"] = json!("rawKeyDown");
+    press["commands"] = json!(["selectAll"]);
+    let mut release = key;
+    release["type"] = json!("keyUp");
+    [
+        ("Input.dispatchKeyEvent", press),
+        ("Input.dispatchKeyEvent", release),
+    ]
+}
 
 pub async fn run(page: &PageHandle, request: &TypeRequest) -> Result<TypeReply> {
     if request.text.chars().count() > MAX_TEXT_CHARS {
@@ -24,8 +41,13 @@ pub async fn run(page: &PageHandle, request: &TypeRequest) -> Result<TypeReply> 
         Value::Null => Ok(TypeReply {}),
         Value::Object(asked) if asked.get("trusted") == Some(&Value::Bool(true)) => {
             tracing::debug!("the page's setter path failed; typing with trusted input");
-            page.cdp("Input.insertText", json!({"text": request.text}))
-                .await?;
+            let insert = ("Input.insertText", json!({"text": request.text}));
+            if asked.get("selectAll") == Some(&Value::Bool(true)) {
+                let [press, release] = select_all();
+                page.cdp_in_order(&[press, release, insert]).await?;
+            } else {
+                page.cdp(insert.0, insert.1).await?;
+            }
             Ok(TypeReply {})
         }
         Value::String(why) => Err(WorkerError::FailedPrecondition(why)),

@@ -17,5 +17,8 @@ public class KeyEvent {
     public static final int KEYCODE_PAGE_UP = 92;
     public static final int KEYCODE_PAGE_DOWN = 93;
     public static final int KEYCODE_SPACE = 62;
+    public static final int KEYCODE_A = 29;
+    public static final int META_CTRL_ON = 0x1000;
     public KeyEvent(long downTime, long eventTime, int action, int code, int repeat) {}
+    public KeyEvent(long downTime, long eventTime, int action, int code, int repeat, int metaState) {}
 }

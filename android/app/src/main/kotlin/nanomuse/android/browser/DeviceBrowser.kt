@@ -214,6 +214,16 @@ class DeviceBrowser(context: Context) : BrowserEngine {
     override fun type(text: String) {
         val why = Json.parse(evaluate(Scripts.FILL_FOCUSED, Json.quote(text))) ?: return
         if (why is Map<*, *> && why["trusted"] == true) {
+            if (why["selectAll"] == true) {
+                // A code editor's hidden field: the editor's own select-all, Ctrl+A from the
+                // keyboard, so the text replaces the editor's.
+                val page = needPage()
+                onMain("type") {
+                    val now = SystemClock.uptimeMillis()
+                    page.view.dispatchKeyEvent(KeyEvent(now, now, KeyEvent.ACTION_DOWN, KeyEvent.KEYCODE_A, 0, KeyEvent.META_CTRL_ON))
+                    page.view.dispatchKeyEvent(KeyEvent(now, SystemClock.uptimeMillis(), KeyEvent.ACTION_UP, KeyEvent.KEYCODE_A, 0, KeyEvent.META_CTRL_ON))
+                }
+            }
             // The page broke the setter path: the editor's own insertText over the selected
             // text, trusted input as the keyboard's (the worker's Input.insertText).
             val failed = Json.parse(evaluate(Scripts.INSERT_TEXT, Json.quote(text)))

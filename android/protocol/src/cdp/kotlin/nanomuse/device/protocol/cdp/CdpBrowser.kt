@@ -189,6 +189,14 @@ class CdpBrowser(
     override fun type(text: String) {
         val why = Json.parse(evaluate(Scripts.FILL_FOCUSED, Json.quote(text))) ?: return
         if (why is Map<*, *> && why["trusted"] == true) {
+            if (why["selectAll"] == true) {
+                // A code editor's hidden field: the editor's own select-all, Ctrl+A as the
+                // phone's keyboard sends it, so the text replaces the editor's.
+                val page = needPage()
+                val key = mapOf("key" to "a", "code" to "KeyA", "windowsVirtualKeyCode" to 65, "nativeVirtualKeyCode" to 65, "modifiers" to 2)
+                page.call("Input.dispatchKeyEvent", key + mapOf("type" to "rawKeyDown", "commands" to listOf("selectAll")))
+                page.call("Input.dispatchKeyEvent", key + mapOf("type" to "keyUp"))
+            }
             // Not CDP's Input.insertText (the worker's): the phone has only the page's editor.
             val failed = Json.parse(evaluate(Scripts.INSERT_TEXT, Json.quote(text)))
             if (failed != null) throw BrowserException.precondition(failed.toString())
