@@ -105,7 +105,17 @@
   // view, is a framework delegating events (React's root container, Vue's app, a layout
   // wrapper): what a person presses is inside it.
   const delegates = (el, rect) =>
-    allIn(el, CONTROLS).length > 0 || (rect.width >= 0.9 * viewWidth && rect.height >= 0.9 * viewHeight);
+    holdsControls(el, 0) || (rect.width >= 0.9 * viewWidth && rect.height >= 0.9 * viewHeight);
+  // Controls in `root`, or in the open shadow root of it or of an element in it: a design
+  // system's button (JupyterLab's <jp-button>) draws a native <button> in its shadow root,
+  // which is what is listed, not the element that hosts it nor the toolbar item around that.
+  const holdsControls = (root, depth) => {
+    if (allIn(root, CONTROLS).length > 0) return true;
+    if (depth > 3) return false;
+    const hosts = itemsOf(allIn(root, '*')).filter((node) => node.shadowRoot);
+    if (root.shadowRoot) hosts.push(root);
+    return hosts.some((host) => holdsControls(host.shadowRoot, depth + 1));
+  };
 
   const hasArea = (rect) => rect.width > 0 && rect.height > 0;
   const visibleByCss = (el) => {
@@ -399,8 +409,9 @@
       () => el.getAttribute('aria-label'),
       () => textOfIds(el, el.getAttribute('aria-labelledby')),
       () => (isField && el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
-      // A field's innerText is nothing useful (a <select>'s is every option).
-      () => (isField ? '' : el.innerText),
+      // A field's innerText is nothing useful (a <select>'s is every option), and an editor's
+      // or a textbox's is its value, not its name (ARIA names those from their author only).
+      () => (isField || ['input', 'textarea', 'editable'].includes(kind) ? '' : el.innerText),
       () => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'),
       () => buttonInputText(el),
       () => imageText(el),

@@ -122,7 +122,9 @@ const LISTING: &str = r##"<!doctype html><html><head><title>Listing</title>
 </body></html>"##;
 
 /// Elements the listing reaches beyond the plain document: in an open shadow root, in a
-/// same-origin frame (with a 5 px border), and a styled checkbox drawn by its label.
+/// same-origin frame (with a 5 px border), a styled checkbox drawn by its label, and a design
+/// system's button (JupyterLab's toolbar): a toolbar item with a handler, holding a custom
+/// element with a handler of its own, whose shadow root draws the native <button>.
 const LISTING_NESTED: &str = r#"<!doctype html><html><head><title>Nested</title></head>
 <body style="margin:0">
 <div id="host" style="position:absolute;left:10px;top:10px"></div>
@@ -130,9 +132,19 @@ const LISTING_NESTED: &str = r#"<!doctype html><html><head><title>Nested</title>
   style="position:absolute;left:100px;top:100px;width:400px;height:200px;border:5px solid black"></iframe>
 <label style="position:absolute;left:10px;top:400px;display:block;width:150px;height:30px"><input
   id="subscribe" type="checkbox" style="position:absolute;opacity:0"> Subscribe</label>
+<div class="toolbar-item" onclick="void 0" style="position:absolute;left:10px;top:480px"><ds-button
+  aria-label="New Folder" title="New Folder" tabindex="-1" style="cursor:pointer"></ds-button></div>
 <script>
   document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML =
     '<button style="width:120px;height:30px">In shadow</button>';
+  customElements.define('ds-button', class extends HTMLElement {
+    constructor() {
+      super();
+      this.attachShadow({ mode: 'open' }).innerHTML =
+        '<button aria-label="New Folder" style="width:30px;height:30px"><slot></slot></button>';
+      this.onclick = () => {};
+    }
+  });
 </script>
 </body></html>"#;
 

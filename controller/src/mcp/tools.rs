@@ -258,7 +258,8 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
             name: "browser_type",
             title: "Fill a field",
             description: "Fill field n of the last listing with text, with the page's own \
-                input events (React, Vue and plain forms alike); what it held is replaced. \
+                input events (React, Vue and plain forms alike); what it held is replaced, \
+                a code editor's text too. \
                 A select takes the option its text names. \
                 Press Enter with browser_key to submit. The reply lists the page again. \
                 Passwords are listed only as (filled).",

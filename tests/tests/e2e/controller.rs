@@ -245,7 +245,8 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
 #[tokio::test(flavor = "multi_thread")]
 async fn a_code_editor_is_listed_with_its_text_and_typing_replaces_that_text() {
     // CodeMirror 5 and Ace, the real ones: each draws its text itself and takes the keyboard
-    // through a <textarea> no one sees, whose value is never the editor's text.
+    // through a <textarea> no one sees, whose value is never the editor's text. Beside them a
+    // rich-text box, named by its heading, not by its text.
     let site = serve_site().await;
     let fleet = Fleet::start(4).await;
     let mut tool = fleet.controller.tool().await;
@@ -259,7 +260,8 @@ async fn a_code_editor_is_listed_with_its_text_and_typing_replaces_that_text() {
         page.text.ends_with(
             "[1] textarea \"SQL query\" = \"select * from books\"\n\
              [2] button \"Run SQL\"\n\
-             [3] textarea \"Notes\" = \"first note\""
+             [3] textarea \"Notes\" = \"first note\"\n\
+             [4] editable \"Comment\" = \"Looks good to me\""
         ),
         "{}",
         page.text
@@ -279,6 +281,14 @@ async fn a_code_editor_is_listed_with_its_text_and_typing_replaces_that_text() {
         typed.text
     );
     type_into(&mut tool, "e", element(&page, "Notes"), "a new note").await;
+    let commented = type_into(&mut tool, "e", element(&page, "Comment"), "Ship it").await;
+    assert!(
+        commented
+            .text
+            .ends_with("[4] editable \"Comment\" = \"Ship it\""),
+        "{}",
+        commented.text
+    );
     // Each editor holds the text typed, in place of what it held: no line of it before.
     let text = extract(&mut tool, "e").await.text;
     assert!(

@@ -280,6 +280,8 @@ async fn reaches_into_shadow_roots_frames_and_styled_checkboxes() {
             element(1, "button", "In shadow", "", ""),
             element(2, "button", "Inside frame", "", ""),
             element(3, "checkbox", "Subscribe", "", "(unchecked)"),
+            // Once: its button, not the element hosting it nor the item around that.
+            element(4, "button", "New Folder", "", ""),
         ]
     );
 
