@@ -136,12 +136,16 @@
   // too small to show it. Such a field is listed as the editor it stands for: the editor's box
   // (where a finger presses), the editor's text as its value; typing focuses the field.
   const hiddenByItsBox = (field, rect) => {
+    // Not laid out, or hidden outright (reCAPTCHA's answer field, a display: none original):
+    // no stand-in for anything.
+    if ((rect.width === 0 && rect.height === 0) || !transparentOnly(field)) return false;
     if (rect.width <= 2 || rect.height <= 2 || !visibleByCss(field)) return true;
     if (getComputedStyle(field).color === 'rgba(0, 0, 0, 0)') return true;
+    // A box a few pixels each way (not a collapsed panel, which keeps its width).
     for (let node = field.parentElement, depth = 0; node && depth < 2; node = node.parentElement, depth += 1) {
       if (getComputedStyle(node).overflow === 'visible') continue;
       const clip = node.getBoundingClientRect();
-      if (clip.width <= 4 || clip.height <= 4) return true;
+      if (clip.width <= 4 && clip.height <= 4) return true;
     }
     return false;
   };
@@ -159,14 +163,18 @@
   };
   const editors = new Map();
   // The start of what an editor shows, its lines one after another, less what it draws beside
-  // them: line numbers, in what editors hide from screen readers or name their gutter.
+  // them: line numbers, in what editors hide from screen readers (Ace) or name their gutter
+  // (CodeMirror, Monaco). An editor that hides all of its lines (Monaco, which speaks them
+  // through its field) is read without the first rule.
   const GUTTER = /gutter|line-?numbers?/i;
-  const editorText = (editor) => {
+  const editorText = (editor) => readText(editor, true) || readText(editor, false);
+  const readText = (editor, skipHidden) => {
     const walker = editor.ownerDocument.createTreeWalker(editor, NodeFilter.SHOW_TEXT);
     const drawn = editor.getBoundingClientRect();
     const beside = (el) => {
       for (let node = el; node && node !== editor; node = node.parentElement) {
-        if (node.getAttribute('aria-hidden') === 'true' || GUTTER.test(String(node.className))) return true;
+        if (GUTTER.test(String(node.className))) return true;
+        if (skipHidden && node.getAttribute('aria-hidden') === 'true') return true;
       }
       return false;
     };

@@ -5,8 +5,14 @@
 /// `(text) => why`: fills the focused field through the page's own value setter plus `input`
 /// and `change` events, so React and Vue forms notice; a contenteditable gets `insertText`.
 /// Answers null, `{trusted: true}` when the page broke that path (the field's text then
-/// selected, for trusted input to type over), or why nothing was typed.
+/// selected, for trusted input to type over; with `selectAll: true`, a code editor's hidden
+/// field, whose editor's own select-all goes first), or why nothing was typed.
 pub const FILL_FOCUSED: &str = include_str!("../scripts/fill_focused.js");
+
+/// `(text) => taken`: the text as a paste into the focused field, for a code editor's hidden
+/// field after the editor's select-all ([`FILL_FOCUSED`] answers `selectAll` for it); true when
+/// the page took it, false when typing is left to put the text in.
+pub const PASTE_FOCUSED: &str = include_str!("../scripts/paste_focused.js");
 
 /// `() => state`: resolves in the task after the next animation frame (by then the handlers
 /// of an input have run and started what they start) with the document's `readyState`, or

@@ -292,7 +292,7 @@ async fn a_code_editor_is_listed_with_its_text_and_typing_replaces_that_text() {
     // Each editor holds the text typed, in place of what it held: no line of it before.
     let text = extract(&mut tool, "e").await.text;
     assert!(
-        text.contains("query:select title from books where year > 1970\n")
+        text.contains("query:select title from books where year > 1970 (by paste)\n")
             && text.contains("notes:a new note"),
         "{text}"
     );

@@ -330,7 +330,7 @@ where
     .await;
     let edited = act("extract the editor", Action::Extract(ExtractAction {})).await;
     assert!(
-        edited.text.contains("query:select 1\n"),
+        edited.text.contains("query:select 1 (by paste)\n"),
         "{thread} on {backend}: {}",
         edited.text
     );

@@ -3,7 +3,8 @@
 //! the page breaks that path (troopjs's shims replace `Object.getOwnPropertyDescriptor`,
 //! MooTools replaces `Event`) or the value does not take, the field's text is selected and
 //! typed over with trusted input, `Input.insertText`, as a keyboard would. A code editor's
-//! hidden field is typed over the same way after the editor's own select-all (Ctrl+A).
+//! hidden field gets the editor's own select-all (Ctrl+A), then the text as a paste, which
+//! the editor keeps as it is (typing, only where the page takes no paste).
 
 use nanomuse_common::limits::TYPE_TEXT_MAX_CHARS as MAX_TEXT_CHARS;
 use nanomuse_proto::{TypeReply, TypeRequest};
@@ -41,13 +42,17 @@ pub async fn run(page: &PageHandle, request: &TypeRequest) -> Result<TypeReply> 
         Value::Null => Ok(TypeReply {}),
         Value::Object(asked) if asked.get("trusted") == Some(&Value::Bool(true)) => {
             tracing::debug!("the page's setter path failed; typing with trusted input");
-            let insert = ("Input.insertText", json!({"text": request.text}));
             if asked.get("selectAll") == Some(&Value::Bool(true)) {
-                let [press, release] = select_all();
-                page.cdp_in_order(&[press, release, insert]).await?;
-            } else {
-                page.cdp(insert.0, insert.1).await?;
+                page.cdp_in_order(&select_all()).await?;
+                let pasted = page
+                    .evaluate(nanomuse_proto::scripts::PASTE_FOCUSED, &json!(request.text))
+                    .await?;
+                if pasted == Value::Bool(true) {
+                    return Ok(TypeReply {});
+                }
             }
+            page.cdp("Input.insertText", json!({"text": request.text}))
+                .await?;
             Ok(TypeReply {})
         }
         Value::String(why) => Err(WorkerError::FailedPrecondition(why)),

@@ -223,6 +223,8 @@ class DeviceBrowser(context: Context) : BrowserEngine {
                     page.view.dispatchKeyEvent(KeyEvent(now, now, KeyEvent.ACTION_DOWN, KeyEvent.KEYCODE_A, 0, KeyEvent.META_CTRL_ON))
                     page.view.dispatchKeyEvent(KeyEvent(now, SystemClock.uptimeMillis(), KeyEvent.ACTION_UP, KeyEvent.KEYCODE_A, 0, KeyEvent.META_CTRL_ON))
                 }
+                // The text as a paste, which the editor keeps as it is.
+                if (Json.parse(evaluate(Scripts.PASTE_FOCUSED, Json.quote(text))) == true) return
             }
             // The page broke the setter path: the editor's own insertText over the selected
             // text, trusted input as the keyboard's (the worker's Input.insertText).

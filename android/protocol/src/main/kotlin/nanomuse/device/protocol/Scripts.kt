@@ -79,6 +79,13 @@ $js
      */
     val FILL_FOCUSED: String by lazy { shared("fill_focused.js") }
 
+    /**
+     * The text as a paste into the focused field (a code editor's hidden field, after its
+     * select-all): true when the page took it. The worker's own file
+     * (proto/scripts/paste_focused.js).
+     */
+    val PASTE_FOCUSED: String by lazy { shared("paste_focused.js") }
+
     /** Types one character into the focused field (a key with no Android key code). */
     const val INSERT_TEXT = """(text) => {
   const el = document.activeElement;

@@ -196,6 +196,8 @@ class CdpBrowser(
                 val key = mapOf("key" to "a", "code" to "KeyA", "windowsVirtualKeyCode" to 65, "nativeVirtualKeyCode" to 65, "modifiers" to 2)
                 page.call("Input.dispatchKeyEvent", key + mapOf("type" to "rawKeyDown", "commands" to listOf("selectAll")))
                 page.call("Input.dispatchKeyEvent", key + mapOf("type" to "keyUp"))
+                // The text as a paste, which the editor keeps as it is.
+                if (Json.parse(evaluate(Scripts.PASTE_FOCUSED, Json.quote(text))) == true) return
             }
             // Not CDP's Input.insertText (the worker's): the phone has only the page's editor.
             val failed = Json.parse(evaluate(Scripts.INSERT_TEXT, Json.quote(text)))
