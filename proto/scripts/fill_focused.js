@@ -19,7 +19,7 @@
   if (el.disabled || el.readOnly) return 'the focused field is disabled or read-only';
   if (cls === HTMLSelectElement) return choose(el, text);
   // A code editor's hidden field (see list.js): its value is not the editor's text, which only
-  // the editor's own select-all, pressed as keys, selects to be typed over.
+  // the editor's own select-all, pressed as keys, selects to be pasted over.
   const listing = globalThis.__nanomuseListing;
   if (listing && listing.editorOf && listing.editorOf(el)) return {trusted: true, selectAll: true};
   let took = false;

@@ -41,8 +41,8 @@ pub async fn run(page: &PageHandle, request: &TypeRequest) -> Result<TypeReply> 
     {
         Value::Null => Ok(TypeReply {}),
         Value::Object(asked) if asked.get("trusted") == Some(&Value::Bool(true)) => {
-            tracing::debug!("the page's setter path failed; typing with trusted input");
             if asked.get("selectAll") == Some(&Value::Bool(true)) {
+                tracing::debug!("a code editor's hidden field: its select-all, then a paste");
                 page.cdp_in_order(&select_all()).await?;
                 let pasted = page
                     .evaluate(nanomuse_proto::scripts::PASTE_FOCUSED, &json!(request.text))
@@ -51,6 +51,7 @@ pub async fn run(page: &PageHandle, request: &TypeRequest) -> Result<TypeReply> 
                     return Ok(TypeReply {});
                 }
             }
+            tracing::debug!("typing with trusted input");
             page.cdp("Input.insertText", json!({"text": request.text}))
                 .await?;
             Ok(TypeReply {})
