@@ -191,7 +191,8 @@
       text += (text && block !== line ? ' ' : '') + node.data;
       line = block;
     }
-    return collapse(text);
+    // An empty line holds a zero-width space (CodeMirror's), to keep its height.
+    return collapse(text.replace(/[\u200b\ufeff]/g, ''));
   };
 
   const containers = new Set();

@@ -296,6 +296,18 @@ async fn a_code_editor_is_listed_with_its_text_and_typing_replaces_that_text() {
             && text.contains("notes:a new note"),
         "{text}"
     );
+    // No text empties an editor, as it does any field.
+    type_into(&mut tool, "e", element(&page, "SQL query"), "").await;
+    let emptied = type_into(&mut tool, "e", element(&page, "Notes"), "").await;
+    assert!(
+        emptied.text.contains(
+            "[1] textarea \"SQL query\" (empty)\n\
+             [2] button \"Run SQL\"\n\
+             [3] textarea \"Notes\" (empty)\n"
+        ),
+        "{}",
+        emptied.text
+    );
     fleet.stop().await;
 }
 

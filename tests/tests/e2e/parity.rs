@@ -334,6 +334,25 @@ where
         "{thread} on {backend}: {}",
         edited.text
     );
+    // No text empties it: Delete on what its select-all selected.
+    act(
+        "type nothing into the code editor",
+        Action::Type(TypeAction {
+            n: element(&editors, "SQL query"),
+            text: String::new(),
+        }),
+    )
+    .await;
+    let emptied = act(
+        "extract the emptied editor",
+        Action::Extract(ExtractAction {}),
+    )
+    .await;
+    assert!(
+        emptied.text.contains("query: (by +delete)\n"),
+        "{thread} on {backend}: {}",
+        emptied.text
+    );
     act("screenshot", Action::Screenshot(ScreenshotAction {})).await;
     act(
         "hand over",

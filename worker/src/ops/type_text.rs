@@ -16,11 +16,26 @@ use crate::page::PageHandle;
 /// Ctrl+A as a keyboard sends it: a code editor's own select-all (CodeMirror, Ace and Monaco
 /// bind it), else the browser's, which the key's `commands` run when the page leaves it be.
 fn select_all() -> [(&'static str, Value); 2] {
-    let key = json!({"key": "a", "code": "KeyA", "windowsVirtualKeyCode": 65,
-        "nativeVirtualKeyCode": 65, "modifiers": 2});
+    key_press(
+        json!({"key": "a", "code": "KeyA", "windowsVirtualKeyCode": 65,
+        "nativeVirtualKeyCode": 65, "modifiers": 2}),
+        "selectAll",
+    )
+}
+
+/// Delete, which empties what select-all selected (no editor takes an empty paste).
+fn delete() -> [(&'static str, Value); 2] {
+    key_press(
+        json!({"key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46,
+        "nativeVirtualKeyCode": 46}),
+        "deleteForward",
+    )
+}
+
+fn key_press(key: Value, command: &str) -> [(&'static str, Value); 2] {
     let mut press = key.clone();
     press["type"] = json!("rawKeyDown");
-    press["commands"] = json!(["selectAll"]);
+    press["commands"] = json!([command]);
     let mut release = key;
     release["type"] = json!("keyUp");
     [
@@ -44,6 +59,10 @@ pub async fn run(page: &PageHandle, request: &TypeRequest) -> Result<TypeReply> 
             if asked.get("selectAll") == Some(&Value::Bool(true)) {
                 tracing::debug!("a code editor's hidden field: its select-all, then a paste");
                 page.cdp_in_order(&select_all()).await?;
+                if request.text.is_empty() {
+                    page.cdp_in_order(&delete()).await?;
+                    return Ok(TypeReply {});
+                }
                 let pasted = page
                     .evaluate(nanomuse_proto::scripts::PASTE_FOCUSED, &json!(request.text))
                     .await?;

@@ -223,6 +223,11 @@ class DeviceBrowser(context: Context) : BrowserEngine {
                     page.view.dispatchKeyEvent(KeyEvent(now, now, KeyEvent.ACTION_DOWN, KeyEvent.KEYCODE_A, 0, KeyEvent.META_CTRL_ON))
                     page.view.dispatchKeyEvent(KeyEvent(now, SystemClock.uptimeMillis(), KeyEvent.ACTION_UP, KeyEvent.KEYCODE_A, 0, KeyEvent.META_CTRL_ON))
                 }
+                if (text.isEmpty()) {
+                    // No editor takes an empty paste: Delete empties what is selected.
+                    onMain("type") { press(page.view, KeyEvent.KEYCODE_FORWARD_DEL) }
+                    return
+                }
                 // The text as a paste, which the editor keeps as it is.
                 if (Json.parse(evaluate(Scripts.PASTE_FOCUSED, Json.quote(text))) == true) return
             }

@@ -196,6 +196,13 @@ class CdpBrowser(
                 val key = mapOf("key" to "a", "code" to "KeyA", "windowsVirtualKeyCode" to 65, "nativeVirtualKeyCode" to 65, "modifiers" to 2)
                 page.call("Input.dispatchKeyEvent", key + mapOf("type" to "rawKeyDown", "commands" to listOf("selectAll")))
                 page.call("Input.dispatchKeyEvent", key + mapOf("type" to "keyUp"))
+                if (text.isEmpty()) {
+                    // No editor takes an empty paste: Delete empties what is selected.
+                    val delete = mapOf("key" to "Delete", "code" to "Delete", "windowsVirtualKeyCode" to 46, "nativeVirtualKeyCode" to 46)
+                    page.call("Input.dispatchKeyEvent", delete + mapOf("type" to "rawKeyDown", "commands" to listOf("deleteForward")))
+                    page.call("Input.dispatchKeyEvent", delete + mapOf("type" to "keyUp"))
+                    return
+                }
                 // The text as a paste, which the editor keeps as it is.
                 if (Json.parse(evaluate(Scripts.PASTE_FOCUSED, Json.quote(text))) == true) return
             }
