@@ -413,6 +413,9 @@
       () => textOfIds(el, el.getAttribute('aria-labelledby')),
       () => (el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
       () => editor.getAttribute('aria-label'),
+      // A <label for> naming the editor's box, which no label can point a browser at.
+      () => (editor.id ? itemsOf(allIn(editor.getRootNode(), 'label'))
+        .filter((label) => label.htmlFor === editor.id).map((label) => label.innerText).join(' ') : ''),
       () => contextOf(editor),
     ] : [
       () => el.getAttribute('aria-label'),
