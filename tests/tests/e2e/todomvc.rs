@@ -312,36 +312,39 @@ async fn corpus_apps() -> (Vec<String>, Vec<std::net::SocketAddr>) {
     (apps, sites)
 }
 
-/// The task on every app, one after another, each app in a thread (a page) of its own, after
-/// `first` when given; says `on` in the table it prints.
+/// How many apps run at once. Most of an app's time is its steps' waits (a failing app looks
+/// again for seconds at a time), which other apps' steps fill; more would crowd 2 cores.
+const AT_ONCE: usize = 3;
+
+/// The task on every app, each app in a thread (a page) of its own, after `first` when given;
+/// the apps dealt over `tools`, each tool taking its apps one after another; says `on` in the
+/// table it prints. The runs come back in the apps' order.
 async fn run_corpus(
-    tool: &mut Tool,
+    tools: Vec<Tool>,
     on: &str,
     first: Option<Action>,
     apps: &[String],
     sites: &[std::net::SocketAddr],
 ) -> Vec<(String, Run)> {
     let started = Instant::now();
-    let mut runs = Vec::new();
-    for (app, site) in apps.iter().zip(sites) {
-        let url = format!("http://{site}/examples/{app}/index.html");
-        let began = Instant::now();
-        if let Some(first) = &first {
-            attempt(tool, app, first.clone()).await.unwrap();
+    let shards = tools.len();
+    let work = tools.into_iter().enumerate().map(|(shard, mut tool)| {
+        let first = first.clone();
+        async move {
+            let mut runs = Vec::new();
+            for (app, site) in apps.iter().zip(sites).skip(shard).step_by(shards) {
+                let run = run_app(&mut tool, on, first.clone(), app, site).await;
+                runs.push((app.clone(), run));
+            }
+            runs
         }
-        let run = task(tool, app, url).await;
-        let outcome = match &run.failed {
-            None => "pass".to_string(),
-            Some((step, why)) => format!("FAIL at {step}: {why}"),
-        };
-        eprintln!(
-            "{on}: {app:28} {outcome} ({:.1} s)",
-            began.elapsed().as_secs_f64()
-        );
-        // A page left open costs the browser memory and time for the apps after it.
-        let _ = attempt(tool, app, Action::Close(CloseAction {})).await;
-        runs.push((app.clone(), run));
-    }
+    });
+    let mut runs: Vec<(String, Run)> = futures::future::join_all(work)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    runs.sort_by(|a, b| a.0.cmp(&b.0));
     let passed = runs.iter().filter(|(_, run)| run.failed.is_none()).count();
     eprintln!(
         "{on}: {passed} of {} apps pass, in {:.0} s",
@@ -349,6 +352,33 @@ async fn run_corpus(
         started.elapsed().as_secs_f64()
     );
     runs
+}
+
+/// The task on one app, in a thread named after it, then its page closed.
+async fn run_app(
+    tool: &mut Tool,
+    on: &str,
+    first: Option<Action>,
+    app: &str,
+    site: &std::net::SocketAddr,
+) -> Run {
+    let url = format!("http://{site}/examples/{app}/index.html");
+    let began = Instant::now();
+    if let Some(first) = first {
+        attempt(tool, app, first).await.unwrap();
+    }
+    let run = task(tool, app, url).await;
+    let outcome = match &run.failed {
+        None => "pass".to_string(),
+        Some((step, why)) => format!("FAIL at {step}: {why}"),
+    };
+    eprintln!(
+        "{on}: {app:28} {outcome} ({:.1} s)",
+        began.elapsed().as_secs_f64()
+    );
+    // A page left open costs the browser memory and time for the apps after it.
+    let _ = attempt(tool, app, Action::Close(CloseAction {})).await;
+    run
 }
 
 /// No listing failed, every todo shown had its checkbox named by it, and at least the floor
@@ -383,8 +413,11 @@ async fn every_todomvc_app_of_the_corpus_takes_a_todo_completes_it_and_clears_it
     let (apps, sites) = corpus_apps().await;
     let dir = tempfile::tempdir().unwrap();
     let (controller, worker) = controller_with_worker(dir.path(), |_| {}).await;
-    let mut tool = controller.tool().await;
-    let runs = run_corpus(&mut tool, "worker", None, &apps, &sites).await;
+    let mut tools = Vec::new();
+    for _ in 0..AT_ONCE {
+        tools.push(controller.tool().await);
+    }
+    let runs = run_corpus(tools, "worker", None, &apps, &sites).await;
     controller.stop().await;
     worker.stop().await;
     // For the benchmark's table of ours against Playwright (tests/bench/todomvc_peer.py --ours).
@@ -402,56 +435,90 @@ async fn every_todomvc_app_of_the_corpus_takes_a_todo_completes_it_and_clears_it
     check(&runs);
 }
 
-/// The same task on the phone path: controller → gateway → the phone's own Kotlin code with a
-/// headless Chromium for its WebView (`android/run-phone.sh`), on the desktop profile as on
-/// the worker.
+/// A phone connected to a controller of its own: controller → gateway → the phone's own
+/// Kotlin code with a headless Chromium for its WebView (`android/run-phone.sh`). The
+/// controller's one tenant has one phone, so apps run at once on phones of their own.
+struct PhoneStack {
+    phone: phone::KotlinPhone,
+    controller: ControllerProcess,
+    worker: Worker,
+    gateway_shutdown: tokio_util::sync::CancellationToken,
+    gateway: tokio::task::JoinHandle<anyhow::Result<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl PhoneStack {
+    async fn start(name: &str) -> Self {
+        const DEVICE_TOKEN: &str = "device-token-of-local-todo";
+        let dir = tempfile::tempdir().unwrap();
+        let mut gateway_config = nanomuse_device_gateway::GatewayConfig::default();
+        // The embedded controller has no tokens: its one tenant is "local".
+        gateway_config
+            .device_tokens
+            .insert(DEVICE_TOKEN.into(), "local".into());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let gateway_address = listener.local_addr().unwrap();
+        let gateway_shutdown = tokio_util::sync::CancellationToken::new();
+        let gateway = tokio::spawn(nanomuse_device_gateway::run(
+            gateway_config,
+            listener,
+            gateway_shutdown.clone(),
+        ));
+        let (controller, worker) = controller_with_worker(dir.path(), |config| {
+            config.controller.gateways = vec![format!("http://{gateway_address}")];
+        })
+        .await;
+        let phone = phone::KotlinPhone::connect(gateway_address, name, DEVICE_TOKEN).await;
+        let mut tool = controller.tool().await;
+        // A thread goes to the phone once the controller has heard of it (auto: the phone
+        // first).
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let reply = attempt(&mut tool, "which", Action::State(StateAction {})).await;
+            if reply.is_ok_and(|reply| reply.backend == format!("device:{name}")) {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the controller never routed to the phone {name}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Self {
+            phone,
+            controller,
+            worker,
+            gateway_shutdown,
+            gateway,
+            _dir: dir,
+        }
+    }
+
+    async fn stop(self) {
+        self.phone.stop().await;
+        self.controller.stop().await;
+        self.worker.stop().await;
+        self.gateway_shutdown.cancel();
+        self.gateway.await.unwrap().unwrap();
+    }
+}
+
+/// The same task on the phone path, on the desktop profile as on the worker.
 #[tokio::test(flavor = "multi_thread")]
 async fn every_todomvc_app_of_the_corpus_does_the_same_on_the_phone() {
-    const DEVICE_TOKEN: &str = "device-token-of-local-todo";
     let (apps, sites) = corpus_apps().await;
-    let dir = tempfile::tempdir().unwrap();
-    let mut gateway_config = nanomuse_device_gateway::GatewayConfig::default();
-    // The embedded controller has no tokens: its one tenant is "local".
-    gateway_config
-        .device_tokens
-        .insert(DEVICE_TOKEN.into(), "local".into());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let gateway_address = listener.local_addr().unwrap();
-    let shutdown = tokio_util::sync::CancellationToken::new();
-    let gateway = tokio::spawn(nanomuse_device_gateway::run(
-        gateway_config,
-        listener,
-        shutdown.clone(),
-    ));
-    let (controller, worker) = controller_with_worker(dir.path(), |config| {
-        config.controller.gateways = vec![format!("http://{gateway_address}")];
-    })
-    .await;
-    let phone = phone::KotlinPhone::connect(gateway_address, "todo-phone", DEVICE_TOKEN).await;
-    let mut tool = controller.tool().await;
-    // A thread goes to the phone once the controller has heard of it (auto: the phone first).
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let reply = attempt(&mut tool, "which", Action::State(StateAction {})).await;
-        if reply.is_ok_and(|reply| reply.backend == "device:todo-phone") {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the controller never routed to the phone"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    let names: Vec<String> = (0..AT_ONCE).map(|i| format!("todo-phone-{i}")).collect();
+    let stacks = futures::future::join_all(names.iter().map(|name| PhoneStack::start(name))).await;
+    let mut tools = Vec::new();
+    for stack in &stacks {
+        tools.push(stack.controller.tool().await);
     }
     // The worker's profile: a phone's own (412 CSS px wide, the apps' "learn" panels above
     // them) puts most apps' todo list below the fold, where no listing looks.
     let desktop = Action::Profile(ProfileAction {
         kind: Some(profile_action::Kind::Desktop(true)),
     });
-    let runs = run_corpus(&mut tool, "phone", Some(desktop), &apps, &sites).await;
-    phone.stop().await;
-    controller.stop().await;
-    worker.stop().await;
-    shutdown.cancel();
-    gateway.await.unwrap().unwrap();
+    let runs = run_corpus(tools, "phone", Some(desktop), &apps, &sites).await;
+    futures::future::join_all(stacks.into_iter().map(PhoneStack::stop)).await;
     check(&runs);
 }
