@@ -404,6 +404,21 @@
     .map((match) => match[1].replace(/[\uE000-\uF8FF]/g, ''))
     .join(' ');
 
+  // An element's words less what the page hides from screen readers: an icon font's ligature
+  // beside them ("keyboard_arrow_right Advanced" is read "Advanced"). What is hidden stays
+  // when it is all there is: an icon-only button's ligature ("delete") is its best clue.
+  const contentText = (el) => {
+    const text = el.innerText;
+    let spoken = text;
+    for (const node of el.querySelectorAll('[aria-hidden="true"]')) {
+      const outer = node.parentElement && node.parentElement.closest('[aria-hidden="true"]');
+      if (outer && el.contains(outer)) continue;
+      const words = node.innerText.trim();
+      if (words) spoken = spoken.replace(words, ' ');
+    }
+    return collapse(spoken) ? spoken : text;
+  };
+
   const labelOf = (el, kind) => {
     const isField = ['input', 'select', 'textarea'].includes(el.localName);
     const editor = editors.get(el);
@@ -423,7 +438,7 @@
       () => (isField && el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
       // A field's innerText is nothing useful (a <select>'s is every option), and an editor's
       // or a textbox's is its value, not its name (ARIA names those from their author only).
-      () => (isField || ['input', 'textarea', 'editable'].includes(kind) ? '' : el.innerText),
+      () => (isField || ['input', 'textarea', 'editable'].includes(kind) ? '' : contentText(el)),
       () => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'),
       () => buttonInputText(el),
       () => imageText(el),

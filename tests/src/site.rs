@@ -108,9 +108,11 @@ const LISTING: &str = r##"<!doctype html><html><head><title>Listing</title>
 <select class="at" id="country" style="left:100px;top:160px;height:30px">
   <option>France</option><option selected>Germany</option></select>
 <textarea class="at" name="notes" style="left:300px;top:160px;width:200px;height:60px">Dear "team"</textarea>
-<div class="at" role="button" style="left:10px;top:260px;width:100px;height:30px">Menu</div>
+<div class="at" role="button" style="left:10px;top:260px;width:100px;height:30px"><span
+  aria-hidden="true">menu_open</span> Menu</div>
 <div class="at" onclick="this.textContent = 'Expanded'" style="left:200px;top:260px;width:100px;height:30px">Expand</div>
-<button class="at" disabled style="left:400px;top:260px;width:100px;height:30px">Send</button>
+<button class="at" disabled style="left:400px;top:260px;width:100px;height:30px"><span
+  aria-hidden="true">Send</span></button>
 <button class="at" style="left:10px;top:320px;display:none">Hidden</button>
 <a class="at" href="/second" style="left:200px;top:320px;visibility:hidden">Invisible</a>
 <button class="at" style="left:400px;top:320px;opacity:0">Ghost</button>
