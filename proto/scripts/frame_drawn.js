@@ -5,5 +5,15 @@
     resolve(leaving !== undefined && performance.now() - leaving < 1000
       ? 'leaving' : document.readyState);
   };
-  channel.port2.postMessage(null);
+  // A transition under way (a menu fading out, a dialog sliding in) ends first: what leaves
+  // stays in the document until it has. Endless or long ones (a spinner, a progress bar) are
+  // the page's look, not a change to wait for.
+  const ending = document.getAnimations().filter((animation) => {
+    if (animation.playState !== 'running' || !animation.effect) return false;
+    const timing = animation.effect.getComputedTiming();
+    const left = (timing.endTime - timing.localTime) / Math.abs(animation.playbackRate || 1);
+    return left > 0 && left <= 1000;
+  });
+  Promise.all(ending.map((animation) => animation.finished.catch(() => null)))
+    .then(() => channel.port2.postMessage(null));
 }))

@@ -2,6 +2,7 @@
 //! seconds, then lists what the page drew meanwhile; `wait` alone waits until the page is quiet
 //! — no request in flight and no DOM change for a moment — at most 15 s, saying so when it
 //! never is; `wait --text T` waits until T is on the page, and says so when it does not come.
+//! Every action's settle lets a transition under way end before the page is listed.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -45,8 +46,22 @@ const CONFIRM: &str = r#"<!doctype html><title>Order</title><body><p id="status"
   document.getElementById('status').textContent = 'Order   confirmed';
 }, 1000);</script>"#;
 
+/// A menu whose choice fades it out over 400 ms, then removes it: what an action's reply lists
+/// is the page after that, not the leaving options.
+const MENU: &str = r#"<!doctype html><title>Menu</title><body>
+<style>@keyframes out { to { opacity: 0; } } .closing { animation: out 400ms forwards; }</style>
+<button id="open">Language</button>
+<div id="menu"><button>English</button> <button id="french">French</button></div>
+<script>document.getElementById('french').onclick = () => {
+  const menu = document.getElementById('menu');
+  menu.addEventListener('animationend', () => menu.remove());
+  menu.classList.add('closing');
+  document.getElementById('open').textContent = 'Language: French';
+};</script>"#;
+
 async fn pages() -> SocketAddr {
     let app = Router::new()
+        .route("/menu", get(|| async { Html(MENU) }))
         .route("/late", get(|| async { Html(LATE) }))
         .route("/loading", get(|| async { Html(LOADING) }))
         .route("/clock", get(|| async { Html(CLOCK) }))
@@ -101,6 +116,21 @@ async fn wait_seconds_pauses_then_lists_what_the_page_drew() {
     assert!(reply.text.starts_with("Waited 3.0 s."), "{}", reply.text);
     assert_eq!(labels(&reply), ["Drawn late"], "{}", reply.text);
     assert!(reply.frame.is_some(), "a wait shows the page it waited for");
+    controller.stop().await;
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn an_actions_listing_comes_after_the_transition_it_started() {
+    let (controller, worker, _dir, mut tool) = on_page("/menu").await;
+    let reply = acted(&mut tool, act("waiting", wait(0.0, ""))).await;
+    assert_eq!(labels(&reply), ["Language", "English", "French"]);
+    let reply = acted(
+        &mut tool,
+        act("waiting", Action::Click(ClickAction { n: 3 })),
+    )
+    .await;
+    assert_eq!(labels(&reply), ["Language: French"], "{}", reply.text);
     controller.stop().await;
     worker.stop().await;
 }
