@@ -80,8 +80,16 @@ fn refuse_what_takes_no_text(listing: &Listing, n: i64) -> Result<()> {
     } else {
         format!("these of the last listing do: {}", fields.join(", "))
     };
+    // A slider takes keys, as it does from a person's keyboard.
+    let instead = if element.kind == "input:range" {
+        format!(
+            "; to move it, click {n}, then key ArrowRight or ArrowLeft (a step each), Home or End"
+        )
+    } else {
+        String::new()
+    };
     Err(ControllerError::InvalidArgument(format!(
-        "element {n} is a {} ({}), which takes no text; {which}",
+        "element {n} is a {} ({}), which takes no text{instead}; {which}",
         element.kind,
         quoted(&element.label)
     )))
@@ -161,6 +169,16 @@ mod tests {
         assert!(refuse_what_takes_no_text(&page, 2).is_ok());
         // Numbers outside the listing are the lookup's to refuse.
         assert!(refuse_what_takes_no_text(&page, 9).is_ok());
+        let slider = listing(&[("input:range", "Budget"), ("input", "Name")]);
+        let error = refuse_what_takes_no_text(&slider, 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            "element 1 is a input:range ('Budget'), which takes no text; to move it, click 1, \
+             then key ArrowRight or ArrowLeft (a step each), Home or End; these of the last \
+             listing do: [2] input 'Name'"
+        );
         let buttons = listing(&[("button", "Go")]);
         let error = refuse_what_takes_no_text(&buttons, 1)
             .unwrap_err()
