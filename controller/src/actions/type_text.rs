@@ -1,7 +1,7 @@
 //! `type n text`: focuses element n, then types through the backend's `type` (the page's own
 //! setters and input events, so frameworks notice). The text is never echoed: it may be secret.
-//! An element that takes no text (a button, a checkbox) is refused before anything is touched,
-//! naming the listed elements that do.
+//! An element that takes no text (a button, a checkbox) or is disabled is refused before
+//! anything is touched, naming the listed elements that do.
 
 use nanomuse_proto::{ActReply, TypeAction, TypeRequest};
 
@@ -60,19 +60,26 @@ pub fn takes_text(kind: &str) -> bool {
     }
 }
 
-/// Element `n` of `listing`, when it takes no text: the error that says which elements do.
+/// Whether the listing showed the element disabled (by the page, or by ARIA).
+fn is_disabled(element: &ListedElement) -> bool {
+    element.state.contains("(disabled)")
+}
+
+/// Element `n` of `listing`, when it takes no text (or is disabled): the error that says which
+/// elements do.
 fn refuse_what_takes_no_text(listing: &Listing, n: i64) -> Result<()> {
     let Some(element) = listing.elements.iter().find(|e| i64::from(e.n) == n) else {
         // Not in the listing: the lookup says so.
         return Ok(());
     };
-    if takes_text(&element.kind) {
+    let disabled = is_disabled(element);
+    if takes_text(&element.kind) && !disabled {
         return Ok(());
     }
     let fields: Vec<String> = listing
         .elements
         .iter()
-        .filter(|e| takes_text(&e.kind))
+        .filter(|e| takes_text(&e.kind) && !is_disabled(e))
         .map(|e: &ListedElement| format!("[{}] {} {}", e.n, e.kind, quoted(&e.label)))
         .collect();
     let which = if fields.is_empty() {
@@ -80,6 +87,14 @@ fn refuse_what_takes_no_text(listing: &Listing, n: i64) -> Result<()> {
     } else {
         format!("these of the last listing do: {}", fields.join(", "))
     };
+    if disabled {
+        // The page takes no input there until it enables the field (a form's output box).
+        return Err(ControllerError::InvalidArgument(format!(
+            "element {n} ({}) is disabled: the page takes no text there (if it enables it \
+             later, wait and look again); {which}",
+            quoted(&element.label)
+        )));
+    }
     // A slider takes keys, as it does from a person's keyboard.
     let instead = if element.kind == "input:range" {
         format!(
@@ -178,6 +193,16 @@ mod tests {
             "element 1 is a input:range ('Budget'), which takes no text; to move it, click 1, \
              then key ArrowRight or ArrowLeft (a step each), Home or End; these of the last \
              listing do: [2] input 'Name'"
+        );
+        let mut output = listing(&[("textarea", "Greeting"), ("textarea", "Name")]);
+        output.elements[0].state = "(empty) (disabled)".into();
+        let error = refuse_what_takes_no_text(&output, 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            "element 1 ('Greeting') is disabled: the page takes no text there (if it enables it \
+             later, wait and look again); these of the last listing do: [2] textarea 'Name'"
         );
         let buttons = listing(&[("button", "Go")]);
         let error = refuse_what_takes_no_text(&buttons, 1)
