@@ -17,6 +17,7 @@ pub mod error;
 pub mod metrics;
 pub mod ops;
 pub mod page;
+pub mod preloaded;
 pub mod profiles;
 pub mod registration;
 pub mod screencast;

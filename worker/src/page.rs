@@ -16,6 +16,7 @@ use crate::downloads::Downloads;
 use crate::egress::{Egress, origin_of_url};
 use crate::emulation::{self, PageSettings};
 use crate::error::{Result, WorkerError};
+use crate::preloaded;
 use crate::tracker::NetworkTracker;
 
 /// What the worker remembers of a page across browser relaunches.
@@ -172,7 +173,16 @@ impl PageHandle {
 
     /// Runs `(js)(arg)` in the page and returns its JSON value (a promise is awaited).
     pub async fn evaluate(&self, js: &str, arg: &Value) -> Result<Value> {
-        let expression = format!("({js})({arg})");
+        if let Some(call) = preloaded::call(js, arg) {
+            let value = self.evaluate_expression(&call).await?;
+            if !preloaded::was_not_defined(&value) {
+                return Ok(value);
+            }
+        }
+        self.evaluate_expression(&format!("({js})({arg})")).await
+    }
+
+    async fn evaluate_expression(&self, expression: &str) -> Result<Value> {
         let reply = self
             .cdp(
                 "Runtime.evaluate",
@@ -235,8 +245,9 @@ const SILENCE_DIALOGS: &str = "window.alert = () => undefined; \
 /// What chromiumoxide's session on a page needs: the domains it enables whose events nothing
 /// here reads turned off (each sends the page's every console message, context, metric and
 /// request over the socket; the network's events come on our session, see [`crate::tracker`]),
-/// and the script that keeps the page's links in this tab (`ONE_TAB`), which
-/// Chromium runs only on a session with Page enabled.
+/// and the scripts run in every document — the one that keeps the page's links in this tab
+/// (`ONE_TAB`), and the step scripts' definitions ([`preloaded`]) — which Chromium runs only on
+/// a session with Page enabled.
 async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
     let disabled = [
         "Performance.disable",
@@ -245,13 +256,22 @@ async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
         "Network.disable",
     ]
     .map(|method| cdp::call_page(page, method, json!({})));
-    let script = cdp::call_page(
-        page,
-        "Page.addScriptToEvaluateOnNewDocument",
-        json!({"source": nanomuse_proto::scripts::ONE_TAB, "runImmediately": true}),
+    let scripts = [
+        nanomuse_proto::scripts::ONE_TAB.to_string(),
+        preloaded::definitions(),
+    ]
+    .map(|source| {
+        cdp::call_page(
+            page,
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": source, "runImmediately": true}),
+        )
+    });
+    let (disabled, scripts) = tokio::join!(
+        futures::future::try_join_all(disabled),
+        futures::future::try_join_all(scripts)
     );
-    let (disabled, script) = tokio::join!(futures::future::try_join_all(disabled), script);
-    disabled.and(script).map(|_| ())
+    disabled.and(scripts).map(|_| ())
 }
 
 /// Answers every JavaScript dialog of `page` at once, as no one is there to: `alert` and

@@ -415,3 +415,40 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
     );
     worker.stop().await;
 }
+
+/// The worker defines its step scripts in each document before the page's own scripts run and
+/// calls them by name (`worker/src/preloaded.rs`): a page that finds them cannot put its own in
+/// their place, so its listing stays what is on it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_cannot_put_its_own_listing_script_in_place_of_the_workers() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/tamper.html")).await;
+
+    let report = eval(
+        b,
+        "p",
+        "() => document.getElementById('report').textContent",
+        Value::Null,
+    )
+    .await;
+    let found: usize = report
+        .trim_matches('"')
+        .strip_prefix("step scripts found: ")
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the page's report: {report}"));
+    assert!(
+        found > 0,
+        "no step script was defined before the page's scripts: {report}"
+    );
+    assert!(report.ends_with("replaced: 0\""), "{report}");
+
+    let (listing, _) = list(b, "p", "tampered", 50).await;
+    assert_eq!(
+        listing.elements,
+        [element(1, "button", "Real button", "", "")]
+    );
+    assert_eq!(listing.title, "Tamper");
+    worker.stop().await;
+}
