@@ -256,11 +256,7 @@ async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
         "Network.disable",
     ]
     .map(|method| cdp::call_page(page, method, json!({})));
-    let scripts = [
-        nanomuse_proto::scripts::ONE_TAB.to_string(),
-        preloaded::definitions(),
-    ]
-    .map(|source| {
+    let scripts = [nanomuse_proto::scripts::ONE_TAB, &preloaded::DEFINITIONS].map(|source| {
         cdp::call_page(
             page,
             "Page.addScriptToEvaluateOnNewDocument",

@@ -47,8 +47,9 @@ static PRELOADED: LazyLock<Vec<Preloaded>> = LazyLock::new(|| {
 });
 
 /// The statement that defines them, run in every document before its own scripts (frames
-/// within the page excepted: every script is called on the top one).
-pub fn definitions() -> String {
+/// within the page excepted: every script is called on the top one). Built once: every page
+/// of every browser gets the same.
+pub static DEFINITIONS: LazyLock<String> = LazyLock::new(|| {
     let mut statement = String::from(
         "(() => {\n  if (window !== window.top) return;\n  const define = (name, script) => {\n    \
          try { Object.defineProperty(window, name, {value: script}); } catch (_) {}\n  };\n",
@@ -61,7 +62,7 @@ pub fn definitions() -> String {
     }
     statement.push_str("})();\n");
     statement
-}
+});
 
 /// The expression that calls `js` by name with `arg`, if `js` is one of the scripts defined in
 /// every document; it answers [`NOT_DEFINED`] where it is not.
@@ -90,7 +91,7 @@ mod tests {
         assert!(call.len() < 200, "{call}");
         assert!(call.contains("({\"max\":80})"), "{call}");
         let name = call.split_whitespace().nth(1).unwrap();
-        assert!(definitions().contains(&format!("define('{}'", &name["window.".len()..])));
+        assert!(DEFINITIONS.contains(&format!("define('{}'", &name["window.".len()..])));
     }
 
     #[test]
