@@ -9,10 +9,17 @@
 //! already counted. (On chromiumoxide's connection they came beside our replies, in no
 //! order with them: a request a click started could be counted after the settle had found the
 //! page quiet.)
+//!
+//! A WebSocket's traffic counts too, for a while after an action: apps that draw from a socket
+//! (Streamlit, Gradio, notebooks) load a shell, then get their content over it, with gaps
+//! while the server works in which no request is in flight. A socket that spoke within
+//! [`SOCKET_LINGER`] keeps the page busy; only what it says within [`SOCKET_WINDOW`] of an
+//! action (or a load) counts, so a socket that never stops (a ticker) delays an action by at
+//! most that much.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -21,6 +28,13 @@ use tokio::sync::watch;
 const REQUESTED_KEPT: usize = 512;
 /// How many of its latest main-frame documents a page remembers (their loads and statuses).
 const DOCUMENTS_KEPT: usize = 8;
+/// How long a page stays busy after its WebSocket spoke: longer than the pause of a server
+/// that answers a page's message in parts (Streamlit's session, then its script's output,
+/// 200 ms apart on a trivial script).
+pub const SOCKET_LINGER: Duration = Duration::from_millis(500);
+/// How long after an action (or a load) a WebSocket's traffic still counts as what the action
+/// started.
+pub const SOCKET_WINDOW: Duration = Duration::from_millis(1500);
 
 #[derive(Debug, Default)]
 struct Requests {
@@ -33,8 +47,11 @@ struct Requests {
 /// What [`NetworkTracker`] knows of a page right now.
 #[derive(Debug, Clone, Copy)]
 pub struct NetworkSnapshot {
+    /// Requests in flight, and a WebSocket that spoke lately (see [`SOCKET_LINGER`]).
     pub in_flight: usize,
     pub last_activity: Instant,
+    /// Until when a WebSocket that spoke keeps the page busy, if it does now.
+    pub socket_busy_until: Option<Instant>,
 }
 
 /// How far the page's main frame has come: counts that only grow, so a waiter compares them
@@ -61,6 +78,8 @@ struct Document {
 pub struct NetworkTracker {
     requests: Mutex<Requests>,
     last_activity: Mutex<Instant>,
+    /// When a WebSocket of the page last spoke within [`SOCKET_WINDOW`] of an action.
+    socket_spoke: Mutex<Option<Instant>>,
     /// When the page's latest action began (an input), or its latest document loaded.
     action_mark: Mutex<Instant>,
     /// The main frame's URL after its last committed navigation.
@@ -83,6 +102,7 @@ impl NetworkTracker {
         Self {
             requests: Mutex::default(),
             last_activity: Mutex::new(Instant::now()),
+            socket_spoke: Mutex::default(),
             action_mark: Mutex::new(Instant::now()),
             last_url,
             requested: Mutex::default(),
@@ -120,7 +140,12 @@ impl NetworkTracker {
                 if let Some(url) = text("/url") {
                     self.on_requested(url);
                 }
+                self.on_socket_spoke();
             }
+            "Network.webSocketWillSendHandshakeRequest"
+            | "Network.webSocketHandshakeResponseReceived"
+            | "Network.webSocketFrameSent"
+            | "Network.webSocketFrameReceived" => self.on_socket_spoke(),
             "Network.loadingFinished" | "Network.loadingFailed" => {
                 if let Some(id) = text("/requestId") {
                     self.on_end(id);
@@ -167,7 +192,7 @@ impl NetworkTracker {
     /// [`Self::mark_action`] or load: what the action did then needed no response, not even
     /// one that ended before a settle began (whose script may not have run yet).
     pub fn quiet_since_action(&self) -> bool {
-        self.requests.lock().unwrap().in_flight.is_empty()
+        self.snapshot().in_flight == 0
             && *self.last_activity.lock().unwrap() <= *self.action_mark.lock().unwrap()
     }
 
@@ -250,6 +275,15 @@ impl NetworkTracker {
         self.touch();
     }
 
+    fn on_socket_spoke(&self) {
+        let now = Instant::now();
+        if now.duration_since(*self.action_mark.lock().unwrap()) > SOCKET_WINDOW {
+            return;
+        }
+        *self.socket_spoke.lock().unwrap() = Some(now);
+        self.touch();
+    }
+
     /// Every hop of a redirect is a request of its own here, with its URL.
     fn on_requested(&self, url: &str) {
         let Some(origin) = url::Url::parse(url)
@@ -310,9 +344,17 @@ impl NetworkTracker {
     }
 
     pub fn snapshot(&self) -> NetworkSnapshot {
+        let socket_busy_until = self
+            .socket_spoke
+            .lock()
+            .unwrap()
+            .map(|spoke| spoke + SOCKET_LINGER)
+            .filter(|until| *until > Instant::now());
         NetworkSnapshot {
-            in_flight: self.requests.lock().unwrap().in_flight.len(),
+            in_flight: self.requests.lock().unwrap().in_flight.len()
+                + usize::from(socket_busy_until.is_some()),
             last_activity: *self.last_activity.lock().unwrap(),
+            socket_busy_until,
         }
     }
 
@@ -355,6 +397,34 @@ mod tests {
             tracker.take_requested(),
             HashSet::from(["a.test:80".to_string()])
         );
+    }
+
+    #[test]
+    fn a_websocket_that_spoke_after_an_action_keeps_the_page_busy_for_a_while() {
+        let tracker = tracker();
+        tracker.mark_action();
+        let frame = json!({"requestId": "ws", "timestamp": 1.0, "response": {"payloadData": "x"}});
+        tracker.on_event("Network.webSocketFrameReceived", &frame);
+        let now = tracker.snapshot();
+        assert_eq!(now.in_flight, 1, "a socket that just spoke is busy");
+        assert!(now.socket_busy_until.unwrap() > Instant::now());
+        assert!(!tracker.quiet_since_action());
+
+        // Its last word long enough ago: quiet again, though it did speak since the action.
+        *tracker.socket_spoke.lock().unwrap() = Some(Instant::now() - SOCKET_LINGER);
+        assert_eq!(tracker.snapshot().in_flight, 0);
+        assert_eq!(tracker.snapshot().socket_busy_until, None);
+
+        // Long after the action, what a socket says is no longer the action's doing.
+        *tracker.action_mark.lock().unwrap() = Instant::now() - SOCKET_WINDOW * 2;
+        let before = tracker.snapshot().last_activity;
+        tracker.on_event("Network.webSocketFrameSent", &frame);
+        assert_eq!(
+            tracker.snapshot().in_flight,
+            0,
+            "a ticker does not hold the page"
+        );
+        assert_eq!(tracker.snapshot().last_activity, before);
     }
 
     #[tokio::test]

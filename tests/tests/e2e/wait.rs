@@ -2,12 +2,15 @@
 //! seconds, then lists what the page drew meanwhile; `wait` alone waits until the page is quiet
 //! — no request in flight and no DOM change for a moment — at most 15 s, saying so when it
 //! never is; `wait --text T` waits until T is on the page, and says so when it does not come.
-//! Every action's settle lets a transition under way end before the page is listed.
+//! Every action's settle lets a transition under way end before the page is listed, and waits
+//! for what an app sends over its WebSocket after it (in parts, with pauses between them), yet
+//! not for a socket that never stops.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use axum::Router;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::response::Html;
 use axum::routing::get;
 use nanomuse_proto::act_request::Action;
@@ -59,8 +62,79 @@ const MENU: &str = r#"<!doctype html><title>Menu</title><body>
   document.getElementById('open').textContent = 'Language: French';
 };</script>"#;
 
+/// An app drawn from its WebSocket, as Streamlit's: the page is a shell that asks the server
+/// for its content, which comes in two messages with the server's work between them; pressing
+/// Compute asks again, and the answer comes after a while.
+const SOCKET_APP: &str = r#"<!doctype html><title>Loans</title><body><main id="app"></main>
+<script>const socket = new WebSocket(`ws://${location.host}/socket`);
+socket.onopen = () => socket.send('run');
+socket.onmessage = (event) => {
+  const app = document.getElementById('app');
+  if (event.data === 'form') {
+    const amount = document.createElement('input');
+    amount.setAttribute('aria-label', 'Amount');
+    const compute = document.createElement('button');
+    compute.textContent = 'Compute';
+    compute.onclick = () => socket.send('compute');
+    app.append(amount, compute);
+  } else if (event.data.startsWith('result ')) {
+    const result = document.createElement('button');
+    result.textContent = 'Copy ' + event.data.slice(7);
+    app.append(result);
+  }
+};</script>"#;
+
+/// A socket that never stops talking, and a button that draws at once.
+const TICKER: &str = r#"<!doctype html><title>Ticker</title><body><p id="price"></p>
+<button onclick="this.textContent = 'Bought'">Buy</button>
+<script>const socket = new WebSocket(`ws://${location.host}/ticker`);
+socket.onmessage = (event) => { document.getElementById('price').textContent = event.data; };</script>"#;
+
+/// The server of [`SOCKET_APP`]: `run` gets a session at once, then the form after 300 ms of
+/// work (a pause in which nothing is on the network); `compute` gets its result after 300 ms.
+async fn socket_app(mut socket: WebSocket) {
+    let work = Duration::from_millis(300);
+    while let Some(Ok(Message::Text(asked))) = socket.recv().await {
+        let answers: &[&str] = match asked.as_str() {
+            "run" => &["session", "form"],
+            "compute" => &["result 83.33"],
+            _ => &[],
+        };
+        if asked.as_str() == "run" && socket.send(Message::text(answers[0])).await.is_err() {
+            return;
+        }
+        tokio::time::sleep(work).await;
+        let last = answers.last().copied().unwrap_or_default();
+        if socket.send(Message::text(last)).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// The server of [`TICKER`]: a price every 50 ms until the page goes.
+async fn ticker(mut socket: WebSocket) {
+    let mut price = 100u64;
+    loop {
+        price += 1;
+        if socket.send(Message::text(price.to_string())).await.is_err() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 async fn pages() -> SocketAddr {
     let app = Router::new()
+        .route("/socket-app", get(|| async { Html(SOCKET_APP) }))
+        .route(
+            "/socket",
+            get(|upgrade: WebSocketUpgrade| async { upgrade.on_upgrade(socket_app) }),
+        )
+        .route("/ticker-page", get(|| async { Html(TICKER) }))
+        .route(
+            "/ticker",
+            get(|upgrade: WebSocketUpgrade| async { upgrade.on_upgrade(ticker) }),
+        )
         .route("/menu", get(|| async { Html(MENU) }))
         .route("/late", get(|| async { Html(LATE) }))
         .route("/loading", get(|| async { Html(LOADING) }))
@@ -85,12 +159,18 @@ fn labels(reply: &ActReply) -> Vec<&str> {
 
 /// A controller and worker, and the tool on `path` of the test pages.
 async fn on_page(path: &str) -> (ControllerProcess, Worker, tempfile::TempDir, Tool) {
+    let (controller, worker, dir, tool, _) = opened(path).await;
+    (controller, worker, dir, tool)
+}
+
+/// [`on_page`], with the reply of the navigate there.
+async fn opened(path: &str) -> (ControllerProcess, Worker, tempfile::TempDir, Tool, ActReply) {
     logs();
     let site = pages().await;
     let dir = tempfile::tempdir().unwrap();
     let (controller, worker) = controller_with_worker(dir.path(), |_| {}).await;
     let mut tool = controller.tool().await;
-    acted(
+    let reply = acted(
         &mut tool,
         act(
             "waiting",
@@ -100,7 +180,7 @@ async fn on_page(path: &str) -> (ControllerProcess, Worker, tempfile::TempDir, T
         ),
     )
     .await;
-    (controller, worker, dir, tool)
+    (controller, worker, dir, tool, reply)
 }
 
 #[tokio::test]
@@ -204,6 +284,42 @@ async fn wait_for_text_returns_when_it_appears_and_says_so_when_it_does_not() {
         "{}",
         refused.message()
     );
+    controller.stop().await;
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn navigate_and_click_wait_for_what_an_app_sends_over_its_websocket() {
+    let (controller, worker, _dir, mut tool, reply) = opened("/socket-app").await;
+    assert_eq!(labels(&reply), ["Amount", "Compute"], "{}", reply.text);
+    let reply = acted(
+        &mut tool,
+        act("waiting", Action::Click(ClickAction { n: 2 })),
+    )
+    .await;
+    assert_eq!(
+        labels(&reply),
+        ["Amount", "Compute", "Copy 83.33"],
+        "{}",
+        reply.text
+    );
+    controller.stop().await;
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn a_websocket_that_never_stops_does_not_hold_an_action_to_its_bound() {
+    let (controller, worker, _dir, mut tool) = on_page("/ticker-page").await;
+    let started = Instant::now();
+    let reply = acted(
+        &mut tool,
+        act("waiting", Action::Click(ClickAction { n: 1 })),
+    )
+    .await;
+    let took = started.elapsed();
+    assert_eq!(labels(&reply), ["Bought"], "{}", reply.text);
+    // The settle's bound is 5 s; the socket counts for 1.5 s after the click, plus 0.5 s.
+    assert!(took < Duration::from_secs(4), "the click took {took:?}");
     controller.stop().await;
     worker.stop().await;
 }

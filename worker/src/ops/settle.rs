@@ -1,7 +1,7 @@
-//! `settle {timeout_ms}`: waits until the document has loaded, no request is in flight and a
-//! frame has been drawn without network activity meanwhile — bounded by the timeout. The reply
-//! carries what the URL policy refused for the page meanwhile, and the files its downloads
-//! saved (waited for within the bound).
+//! `settle {timeout_ms}`: waits until the document has loaded, no request is in flight (nor a
+//! WebSocket busy, see [`crate::tracker`]) and a frame has been drawn without network activity
+//! meanwhile — bounded by the timeout. The reply carries what the URL policy refused for the
+//! page meanwhile, and the files its downloads saved (waited for within the bound).
 
 use std::time::Duration;
 
@@ -11,6 +11,9 @@ use tokio::time::Instant;
 
 use crate::error::Result;
 use crate::page::PageHandle;
+
+/// How long a look waits for the page's next network event before it looks again anyway.
+const LOOK_AGAIN: Duration = Duration::from_millis(250);
 
 /// The longest settle anyone may ask for.
 pub const MAX_SETTLE: Duration = Duration::from_secs(60);
@@ -71,7 +74,13 @@ async fn wait(page: &PageHandle, deadline: Instant) -> Result<Option<Round>> {
         round = Round::Later;
         if network.in_flight > 0 || state.is_none() || state.as_deref() != Some("complete") {
             changes.borrow_and_update();
-            let next_change = tokio::time::timeout(Duration::from_millis(250), changes.changed());
+            // A socket's quiet ends at a time, not at an event: look again then.
+            let look_again = network.socket_busy_until.map_or(LOOK_AGAIN, |until| {
+                until
+                    .saturating_duration_since(std::time::Instant::now())
+                    .min(LOOK_AGAIN)
+            });
+            let next_change = tokio::time::timeout(look_again, changes.changed());
             if tokio::time::timeout_at(deadline, next_change)
                 .await
                 .is_err()
