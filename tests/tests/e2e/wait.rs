@@ -90,10 +90,11 @@ const TICKER: &str = r#"<!doctype html><title>Ticker</title><body><p id="price">
 <script>const socket = new WebSocket(`ws://${location.host}/ticker`);
 socket.onmessage = (event) => { document.getElementById('price').textContent = event.data; };</script>"#;
 
-/// The server of [`SOCKET_APP`]: `run` gets a session at once, then the form after 300 ms of
-/// work (a pause in which nothing is on the network); `compute` gets its result after 300 ms.
+/// The server of [`SOCKET_APP`]: `run` gets a session at once, then the form after 200 ms of
+/// work (a pause in which nothing is on the network); `compute` gets its result after 200 ms
+/// (Streamlit pauses as long on a trivial script; the page stays busy 500 ms after a message).
 async fn socket_app(mut socket: WebSocket) {
-    let work = Duration::from_millis(300);
+    let work = Duration::from_millis(200);
     while let Some(Ok(Message::Text(asked))) = socket.recv().await {
         let answers: &[&str] = match asked.as_str() {
             "run" => &["session", "form"],
