@@ -11,7 +11,7 @@
 //! page quiet.)
 //!
 //! A WebSocket's traffic counts too, for a while after an action: apps that draw from a socket
-//! (Streamlit, Gradio, notebooks) load a shell, then get their content over it, with gaps
+//! (Streamlit, Jupyter's kernels) load a shell, then get their content over it, with gaps
 //! while the server works in which no request is in flight. A socket that spoke within
 //! [`SOCKET_LINGER`] keeps the page busy; only what it says within [`SOCKET_WINDOW`] of an
 //! action (or a load) counts, so a socket that never stops (a ticker) delays an action by at
@@ -31,10 +31,10 @@ const DOCUMENTS_KEPT: usize = 8;
 /// How long a page stays busy after its WebSocket spoke: longer than the pause of a server
 /// that answers a page's message in parts (Streamlit's session, then its script's output,
 /// 200 ms apart on a trivial script).
-pub const SOCKET_LINGER: Duration = Duration::from_millis(500);
+const SOCKET_LINGER: Duration = Duration::from_millis(500);
 /// How long after an action (or a load) a WebSocket's traffic still counts as what the action
 /// started.
-pub const SOCKET_WINDOW: Duration = Duration::from_millis(1500);
+const SOCKET_WINDOW: Duration = Duration::from_millis(1500);
 
 #[derive(Debug, Default)]
 struct Requests {
