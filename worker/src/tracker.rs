@@ -11,8 +11,8 @@
 //! page quiet.)
 //!
 //! A WebSocket's traffic counts too, for a while after an action: apps that draw from a socket
-//! (Streamlit, Jupyter's kernels) load a shell, then get their content over it, with gaps
-//! while the server works in which no request is in flight. A socket that spoke within
+//! (Streamlit's page, a notebook cell's output) get their content over it after the action,
+//! with gaps while the server works in which no request is in flight. A socket that spoke within
 //! [`SOCKET_LINGER`] keeps the page busy; only what it says within [`SOCKET_WINDOW`] of an
 //! action (or a load) counts, so a socket that never stops (a ticker) delays an action by at
 //! most that much.
