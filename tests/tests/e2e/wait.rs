@@ -96,17 +96,18 @@ socket.onmessage = (event) => { document.getElementById('price').textContent = e
 async fn socket_app(mut socket: WebSocket) {
     let work = Duration::from_millis(200);
     while let Some(Ok(Message::Text(asked))) = socket.recv().await {
-        let answers: &[&str] = match asked.as_str() {
-            "run" => &["session", "form"],
-            "compute" => &["result 83.33"],
-            _ => &[],
+        let (at_once, after_work) = match asked.as_str() {
+            "run" => (Some("session"), "form"),
+            "compute" => (None, "result 83.33"),
+            _ => continue,
         };
-        if asked.as_str() == "run" && socket.send(Message::text(answers[0])).await.is_err() {
+        if let Some(first) = at_once
+            && socket.send(Message::text(first)).await.is_err()
+        {
             return;
         }
         tokio::time::sleep(work).await;
-        let last = answers.last().copied().unwrap_or_default();
-        if socket.send(Message::text(last)).await.is_err() {
+        if socket.send(Message::text(after_work)).await.is_err() {
             return;
         }
     }
