@@ -10,12 +10,18 @@
 //! order with them: a request a click started could be counted after the settle had found the
 //! page quiet.)
 //!
-//! A WebSocket's traffic counts too, for a while after an action: apps that draw from a socket
-//! (Streamlit's page, a notebook cell's output) get their content over it after the action,
-//! with gaps while the server works in which no request is in flight. A socket that spoke within
-//! [`SOCKET_LINGER`] keeps the page busy; only what it says within [`SOCKET_WINDOW`] of an
-//! action (or a load) counts, so a socket that never stops (a ticker) delays an action by at
-//! most that much.
+//! Two kinds of traffic keep a page busy a while after they end, because what follows them
+//! comes after a gap with nothing in flight:
+//! - A WebSocket's: apps that draw from a socket (Streamlit's page, a notebook cell's output)
+//!   get their content over it after the action, with gaps while the server works. A socket
+//!   that spoke within [`SOCKET_LINGER`] keeps the page busy.
+//! - A request that ends after the document's load: an app that builds itself after its load
+//!   (Gradio fetches its config, then its layout module, compiles that, then asks for its
+//!   components, 80–130 ms after the last of those ended on an idle machine) is not done when
+//!   its network first goes quiet. Such a request keeps the page busy for [`LOAD_LINGER`].
+//!
+//! Only what happens within [`WINDOW`] of an action (or a load) counts, so a socket that never
+//! stops (a ticker) or a page that polls delays an action by at most about that much.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -32,9 +38,11 @@ const DOCUMENTS_KEPT: usize = 8;
 /// that answers a page's message in parts (Streamlit's session, then its script's output,
 /// 200 ms apart on a trivial script).
 const SOCKET_LINGER: Duration = Duration::from_millis(500);
-/// How long after an action (or a load) a WebSocket's traffic still counts as what the action
+/// How long a page stays busy after a request of its document ended after the document's load.
+const LOAD_LINGER: Duration = Duration::from_millis(250);
+/// How long after an action (or a load) lingering traffic still counts as what the action
 /// started.
-const SOCKET_WINDOW: Duration = Duration::from_millis(1500);
+const WINDOW: Duration = Duration::from_millis(1500);
 
 #[derive(Debug, Default)]
 struct Requests {
@@ -47,11 +55,11 @@ struct Requests {
 /// What [`NetworkTracker`] knows of a page right now.
 #[derive(Debug, Clone, Copy)]
 pub struct NetworkSnapshot {
-    /// Requests in flight, and a WebSocket that spoke lately (see [`SOCKET_LINGER`]).
+    /// Requests in flight, and one more while traffic lingers (see the module's header).
     pub in_flight: usize,
     pub last_activity: Instant,
-    /// Until when a WebSocket that spoke keeps the page busy, if it does now.
-    pub socket_busy_until: Option<Instant>,
+    /// Until when lingering traffic keeps the page busy, if it does now.
+    pub lingering_until: Option<Instant>,
 }
 
 /// How far the page's main frame has come: counts that only grow, so a waiter compares them
@@ -78,8 +86,10 @@ struct Document {
 pub struct NetworkTracker {
     requests: Mutex<Requests>,
     last_activity: Mutex<Instant>,
-    /// When a WebSocket of the page last spoke within [`SOCKET_WINDOW`] of an action.
-    socket_spoke: Mutex<Option<Instant>>,
+    /// Until when traffic that lingers (see the module's header) keeps the page busy.
+    lingering_until: Mutex<Option<Instant>>,
+    /// When the main frame's current document loaded, once it has.
+    loaded_at: Mutex<Option<Instant>>,
     /// When the page's latest action began (an input), or its latest document loaded.
     action_mark: Mutex<Instant>,
     /// The main frame's URL after its last committed navigation.
@@ -102,7 +112,8 @@ impl NetworkTracker {
         Self {
             requests: Mutex::default(),
             last_activity: Mutex::new(Instant::now()),
-            socket_spoke: Mutex::default(),
+            lingering_until: Mutex::default(),
+            loaded_at: Mutex::default(),
             action_mark: Mutex::new(Instant::now()),
             last_url,
             requested: Mutex::default(),
@@ -272,16 +283,26 @@ impl NetworkTracker {
                 requests.finished_early.insert(id.to_string());
             }
         }
+        let loaded_at = *self.loaded_at.lock().unwrap();
+        if loaded_at.is_some_and(|loaded| loaded.elapsed() <= WINDOW) {
+            self.linger(LOAD_LINGER);
+        }
         self.touch();
     }
 
     fn on_socket_spoke(&self) {
-        let now = Instant::now();
-        if now.duration_since(*self.action_mark.lock().unwrap()) > SOCKET_WINDOW {
+        if self.action_mark.lock().unwrap().elapsed() > WINDOW {
             return;
         }
-        *self.socket_spoke.lock().unwrap() = Some(now);
+        self.linger(SOCKET_LINGER);
         self.touch();
+    }
+
+    /// Keeps the page busy for `how_long` from now, or longer if it already is.
+    fn linger(&self, how_long: Duration) {
+        let until = Instant::now() + how_long;
+        let mut lingering = self.lingering_until.lock().unwrap();
+        *lingering = Some(lingering.map_or(until, |already| already.max(until)));
     }
 
     /// Every hop of a redirect is a request of its own here, with its URL.
@@ -308,6 +329,9 @@ impl NetworkTracker {
         // A new document: requests of the old one that were cancelled never report an end.
         // The new document's own request has already finished by the time it commits.
         *self.requests.lock().unwrap() = Requests::default();
+        // Nor does the old document's traffic linger: its sockets closed with it.
+        *self.lingering_until.lock().unwrap() = None;
+        *self.loaded_at.lock().unwrap() = None;
         *self.last_url.lock().unwrap() = Some(url.to_string());
         *self.current_loader.lock().unwrap() = loader.map(str::to_string);
         self.progress.lock().unwrap().committed += 1;
@@ -318,6 +342,7 @@ impl NetworkTracker {
     /// what a settle after it looks at, as an action does.
     fn on_main_frame_loaded(&self, loader: &str) {
         self.mark_action();
+        *self.loaded_at.lock().unwrap() = Some(Instant::now());
         self.document(loader, |document| document.loaded = true);
         self.progress.lock().unwrap().loads += 1;
     }
@@ -344,17 +369,16 @@ impl NetworkTracker {
     }
 
     pub fn snapshot(&self) -> NetworkSnapshot {
-        let socket_busy_until = self
-            .socket_spoke
+        let lingering_until = self
+            .lingering_until
             .lock()
             .unwrap()
-            .map(|spoke| spoke + SOCKET_LINGER)
             .filter(|until| *until > Instant::now());
         NetworkSnapshot {
             in_flight: self.requests.lock().unwrap().in_flight.len()
-                + usize::from(socket_busy_until.is_some()),
+                + usize::from(lingering_until.is_some()),
             last_activity: *self.last_activity.lock().unwrap(),
-            socket_busy_until,
+            lingering_until,
         }
     }
 
@@ -407,16 +431,16 @@ mod tests {
         tracker.on_event("Network.webSocketFrameReceived", &frame);
         let now = tracker.snapshot();
         assert_eq!(now.in_flight, 1, "a socket that just spoke is busy");
-        assert!(now.socket_busy_until.unwrap() > Instant::now());
+        assert!(now.lingering_until.unwrap() > Instant::now());
         assert!(!tracker.quiet_since_action());
 
         // Its last word long enough ago: quiet again, though it did speak since the action.
-        *tracker.socket_spoke.lock().unwrap() = Some(Instant::now() - SOCKET_LINGER);
+        *tracker.lingering_until.lock().unwrap() = Some(Instant::now());
         assert_eq!(tracker.snapshot().in_flight, 0);
-        assert_eq!(tracker.snapshot().socket_busy_until, None);
+        assert_eq!(tracker.snapshot().lingering_until, None);
 
         // Long after the action, what a socket says is no longer the action's doing.
-        *tracker.action_mark.lock().unwrap() = Instant::now() - SOCKET_WINDOW * 2;
+        *tracker.action_mark.lock().unwrap() = Instant::now() - WINDOW * 2;
         let before = tracker.snapshot().last_activity;
         tracker.on_event("Network.webSocketFrameSent", &frame);
         assert_eq!(
@@ -425,6 +449,51 @@ mod tests {
             "a ticker does not hold the page"
         );
         assert_eq!(tracker.snapshot().last_activity, before);
+    }
+
+    #[test]
+    fn a_request_that_ends_soon_after_the_load_keeps_the_page_busy_for_a_while() {
+        let tracker = tracker();
+        let request = |id: &str| {
+            tracker.on_event(
+                "Network.requestWillBeSent",
+                &json!({"requestId": id, "request": {"url": "http://a.test/x"}}),
+            );
+            tracker.on_event("Network.loadingFinished", &json!({"requestId": id}));
+        };
+        tracker.on_event(
+            "Page.frameNavigated",
+            &json!({"frame": {"id": "main", "url": "http://a.test/", "loaderId": "L"}}),
+        );
+        request("before the load");
+        assert_eq!(
+            tracker.snapshot().lingering_until,
+            None,
+            "the document's own"
+        );
+        tracker.on_event(
+            "Page.lifecycleEvent",
+            &json!({"frameId": "main", "loaderId": "L", "name": "load"}),
+        );
+        request("after the load");
+        let now = tracker.snapshot();
+        assert_eq!(now.in_flight, 1, "the app may ask for more after it");
+        assert!(now.lingering_until.unwrap() > Instant::now() + LOAD_LINGER / 2);
+
+        // Long after the load, a request is the page's polling, not its building.
+        *tracker.lingering_until.lock().unwrap() = None;
+        *tracker.loaded_at.lock().unwrap() = Some(Instant::now() - WINDOW * 2);
+        request("long after");
+        assert_eq!(tracker.snapshot().in_flight, 0);
+
+        // A new document starts with nothing lingering.
+        *tracker.loaded_at.lock().unwrap() = Some(Instant::now());
+        request("after the load again");
+        tracker.on_event(
+            "Page.frameNavigated",
+            &json!({"frame": {"id": "main", "url": "http://a.test/next", "loaderId": "M"}}),
+        );
+        assert_eq!(tracker.snapshot().lingering_until, None);
     }
 
     #[tokio::test]

@@ -3,8 +3,9 @@
 //! — no request in flight and no DOM change for a moment — at most 15 s, saying so when it
 //! never is; `wait --text T` waits until T is on the page, and says so when it does not come.
 //! Every action's settle lets a transition under way end before the page is listed, and waits
-//! for what an app sends over its WebSocket after it (in parts, with pauses between them), yet
-//! not for a socket that never stops.
+//! for what an app sends over its WebSocket after it (in parts, with pauses between them) and
+//! for an app that builds itself after its load, yet not for a socket that never stops nor a
+//! page that polls.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -90,6 +91,31 @@ const TICKER: &str = r#"<!doctype html><title>Ticker</title><body><p id="price">
 <script>const socket = new WebSocket(`ws://${location.host}/ticker`);
 socket.onmessage = (event) => { document.getElementById('price').textContent = event.data; };</script>"#;
 
+/// An app that builds itself after its load, as Gradio's: it asks for its layout, works on it
+/// for 100 ms with nothing on the network (Gradio compiles its layout module), then asks for its
+/// components and draws them.
+const BUILT_AFTER_LOAD: &str = r#"<!doctype html><title>Greeter</title><body><main id="app"></main>
+<script>addEventListener('load', async () => {
+  const layout = await (await fetch('/layout')).json();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const labels = await (await fetch('/components?' + layout.join(','))).json();
+  for (const label of labels) {
+    const button = document.createElement('button');
+    button.textContent = label;
+    document.getElementById('app').append(button);
+  }
+});</script>"#;
+
+/// A page that asks its server for news from its load on, 60 ms after each answer, for as long
+/// as it is open.
+const POLLING: &str = r#"<!doctype html><title>News</title><body><p id="news"></p>
+<button onclick="this.textContent = 'Read'">Mark read</button>
+<script>const poll = async () => {
+  document.getElementById('news').textContent = await (await fetch('/news')).text();
+  setTimeout(poll, 60);
+};
+addEventListener('load', poll);</script>"#;
+
 /// The server of [`SOCKET_APP`]: `run` gets a session at once, then the form after 200 ms of
 /// work (a pause in which nothing is on the network); `compute` gets its result after 200 ms
 /// (Streamlit pauses as long on a trivial script; the page stays busy 500 ms after a message).
@@ -137,6 +163,17 @@ async fn pages() -> SocketAddr {
             "/ticker",
             get(|upgrade: WebSocketUpgrade| async { upgrade.on_upgrade(ticker) }),
         )
+        .route(
+            "/built-after-load",
+            get(|| async { Html(BUILT_AFTER_LOAD) }),
+        )
+        .route("/layout", get(|| async { axum::Json(["name", "submit"]) }))
+        .route(
+            "/components",
+            get(|| async { axum::Json(["Name", "Submit"]) }),
+        )
+        .route("/polling", get(|| async { Html(POLLING) }))
+        .route("/news", get(|| async { "nothing new" }))
         .route("/menu", get(|| async { Html(MENU) }))
         .route("/late", get(|| async { Html(LATE) }))
         .route("/loading", get(|| async { Html(LOADING) }))
@@ -305,6 +342,36 @@ async fn navigate_and_click_wait_for_what_an_app_sends_over_its_websocket() {
         "{}",
         reply.text
     );
+    controller.stop().await;
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn navigate_waits_for_an_app_that_builds_itself_after_its_load() {
+    let (controller, worker, _dir, _tool, reply) = opened("/built-after-load").await;
+    assert_eq!(labels(&reply), ["Name", "Submit"], "{}", reply.text);
+    controller.stop().await;
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn a_page_that_polls_after_its_load_does_not_hold_navigate_to_its_bound() {
+    let (controller, worker, _dir, mut tool, first) = opened("/late").await;
+    let started = Instant::now();
+    let reply = acted(
+        &mut tool,
+        act(
+            "waiting",
+            Action::Navigate(NavigateAction {
+                url: first.url.replace("/late", "/polling"),
+            }),
+        ),
+    )
+    .await;
+    let took = started.elapsed();
+    assert_eq!(labels(&reply), ["Mark read"], "{}", reply.text);
+    // The settle's bound is 5 s; requests after the load count for 1.5 s, plus 0.25 s.
+    assert!(took < Duration::from_secs(4), "the navigate took {took:?}");
     controller.stop().await;
     worker.stop().await;
 }

@@ -1,6 +1,6 @@
-//! `settle {timeout_ms}`: waits until the document has loaded, no request is in flight (nor a
-//! WebSocket busy, see [`crate::tracker`]) and a frame has been drawn without network activity
-//! meanwhile — bounded by the timeout. The reply carries what the URL policy refused for the
+//! `settle {timeout_ms}`: waits until the document has loaded, no request is in flight (nor
+//! does traffic linger, see [`crate::tracker`]) and a frame has been drawn without network
+//! activity meanwhile — bounded by the timeout. The reply carries what the URL policy refused for the
 //! page meanwhile, and the files its downloads saved (waited for within the bound).
 
 use std::time::Duration;
@@ -74,8 +74,8 @@ async fn wait(page: &PageHandle, deadline: Instant) -> Result<Option<Round>> {
         round = Round::Later;
         if network.in_flight > 0 || state.is_none() || state.as_deref() != Some("complete") {
             changes.borrow_and_update();
-            // A socket's quiet ends at a time, not at an event: look again then.
-            let look_again = network.socket_busy_until.map_or(LOOK_AGAIN, |until| {
+            // Lingering traffic's quiet ends at a time, not at an event: look again then.
+            let look_again = network.lingering_until.map_or(LOOK_AGAIN, |until| {
                 until
                     .saturating_duration_since(std::time::Instant::now())
                     .min(LOOK_AGAIN)
