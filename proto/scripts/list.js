@@ -407,13 +407,15 @@
   // An element's words less what the page hides from screen readers: an icon font's ligature
   // beside them ("keyboard_arrow_right Advanced" is read "Advanced"). What is hidden stays
   // when it is all there is: an icon-only button's ligature ("delete") is its best clue.
+  // (An SVG element has no innerText: its text, if any, is its textContent.)
+  const wordsOf = (node) => String(typeof node.innerText === 'string' ? node.innerText : node.textContent || '');
   const contentText = (el) => {
-    const text = el.innerText;
+    const text = wordsOf(el);
     let spoken = text;
     for (const node of el.querySelectorAll('[aria-hidden="true"]')) {
       const outer = node.parentElement && node.parentElement.closest('[aria-hidden="true"]');
       if (outer && el.contains(outer)) continue;
-      const words = node.innerText.trim();
+      const words = wordsOf(node).trim();
       if (words) spoken = spoken.replace(words, ' ');
     }
     return collapse(spoken) ? spoken : text;

@@ -185,6 +185,11 @@ const LISTING_ODD: &str = r#"<!doctype html><html><head><title>Odd</title>
 <label class="at" for="find" style="left:700px;top:350px"><img alt="Search" width="16" height="16"
   src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></label>
 <input class="at" id="find" name="q" style="left:800px;top:350px;width:60px;height:30px">
+<button class="at" style="left:700px;top:400px;width:100px;height:30px"><svg aria-hidden="true"
+  width="12" height="12"><circle cx="6" cy="6" r="5"/></svg> Save</button>
+<button class="at" style="left:700px;top:450px;width:30px;height:30px"><span
+  style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)">Toggle theme</span><svg
+  aria-hidden="true" width="12" height="12"><circle cx="6" cy="6" r="5"/></svg></button>
 <script>
   document.getElementById('app').onclick = () => {};
   document.getElementById('overlay').onclick = () => {};
