@@ -133,6 +133,10 @@ pub enum Resolved {
         y: f64,
         label: String,
         kind: String,
+        /// A select's choices by their text, at most 30 (none for anything else)…
+        options: Vec<String>,
+        /// …of how many.
+        option_count: u32,
     },
     /// The page was replaced or listed again since: the numbers mean nothing now.
     Stale,
@@ -192,6 +196,17 @@ pub fn parse_resolved(value: Value) -> Result<Resolved, String> {
         y: number("y")?,
         label: text("label")?,
         kind: text("kind")?,
+        options: object
+            .get("options")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|option| option.as_str().map(str::to_string))
+            .collect(),
+        option_count: object
+            .get("optionCount")
+            .and_then(Value::as_u64)
+            .unwrap_or(0) as u32,
     })
 }
 
@@ -357,9 +372,15 @@ mod tests {
                 x: 250.5,
                 y: 25.0,
                 label: "Save".into(),
-                kind: "button".into()
+                kind: "button".into(),
+                options: vec![],
+                option_count: 0
             }
         );
+        let value = json!({"x": 1, "y": 2, "label": "Size", "kind": "select",
+            "url": "https://x/", "options": ["S", "M"], "optionCount": 2});
+        assert!(matches!(parse_resolved(value).unwrap(),
+            Resolved::At { options, .. } if options == ["S", "M"]));
     }
 
     #[test]

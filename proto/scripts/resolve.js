@@ -40,5 +40,18 @@
   // Something over it there (a dialog, a banner): a tap would press that instead.
   const cover = args.tap && listing.coveredBy ? listing.coveredBy(el, x, y) : null;
   if (cover) return { error: 'covered', by: cover };
-  return { x, y, label, kind, url: location.href };
+  // A select's choices (as `type` matches them): a tap opens no list a picture shows, so the
+  // reply names them.
+  const field = (listing.fields && listing.fields[args.n - 1]) || el;
+  const options = [];
+  let optionCount = 0;
+  if (field.localName === 'select' && !field.multiple && field.size <= 1) {
+    for (let i = 0; i < field.options.length; i += 1) {
+      const option = field.options[i];
+      if (option.disabled || option.hidden) continue;
+      optionCount += 1;
+      if (options.length < 30) options.push(option.text.replace(/\s+/g, ' ').trim().slice(0, 60));
+    }
+  }
+  return { x, y, label, kind, url: location.href, options, optionCount };
 }

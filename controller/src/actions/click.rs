@@ -7,14 +7,33 @@ use super::{Ctx, quoted};
 use crate::error::Result;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
-    let (x, y, label) = ctx.element(action.n, false).await?;
+    let found = ctx.element(action.n, false).await?;
     ctx.op(TapRequest {
         session: ctx.session(),
-        x,
-        y,
+        x: found.x,
+        y: found.y,
     })
     .await?;
-    ctx.after_input(format!("Clicked {}", quoted(&label))).await
+    // The list a tap opens on a select is drawn by the browser outside the page: no picture
+    // shows it, and nothing is chosen until an option is.
+    let choose = (!found.options.is_empty()).then(|| {
+        let quoted: Vec<String> = found.options.iter().map(|o| format!("{o:?}")).collect();
+        let more = found
+            .option_count
+            .saturating_sub(found.options.len() as u32);
+        format!(
+            "Its options: {}{}; `type {} OPTION` chooses one.",
+            quoted.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
+            action.n
+        )
+    });
+    ctx.after_input(format!("Clicked {}", quoted(&found.label)), choose)
+        .await
 }
 
 #[cfg(test)]
@@ -65,6 +84,24 @@ mod tests {
         );
         assert_eq!(frame.unwrap().caption, "Clicked 'Cart'");
         assert_eq!(h.listed_url().as_deref(), Some("https://shop.example/cart"));
+    }
+
+    #[tokio::test]
+    async fn a_click_on_a_select_names_its_options_and_how_to_choose_one() {
+        let h = Harness::showing(&FakePage::new(
+            "https://shop.example/",
+            "Shop",
+            &[("button", "Add"), ("select", "Size")],
+        ));
+        h.list_first().await;
+        let (reply, frame) = h.ok(click(2)).await;
+        assert_eq!(
+            reply.text.lines().next().unwrap(),
+            "Clicked 'Size'. Its options: \"Small\", \"Large\"; `type 2 OPTION` chooses one."
+        );
+        assert_eq!(frame.unwrap().caption, "Clicked 'Size'");
+        let (reply, _) = h.ok(click(1)).await;
+        assert_eq!(reply.text.lines().next().unwrap(), "Clicked 'Add'.");
     }
 
     #[tokio::test]

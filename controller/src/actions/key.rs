@@ -11,7 +11,8 @@ pub async fn run(ctx: &mut Ctx<'_>, action: KeyAction) -> Result<ActReply> {
         key: action.key.clone(),
     })
     .await?;
-    ctx.after_input(format!("Pressed {}", action.key)).await
+    ctx.after_input(format!("Pressed {}", action.key), None)
+        .await
 }
 
 #[cfg(test)]

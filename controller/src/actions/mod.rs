@@ -52,6 +52,16 @@ pub struct PendingFrame {
 /// A picture asked for beside a settle, still on its way.
 pub type EarlyShot = tokio::task::JoinHandle<std::result::Result<ScreenshotReply, BackendError>>;
 
+/// Element `n` of a listing, found on the page: where a tap presses it, its label, and a
+/// select's choices (the first of how many).
+pub(crate) struct Found {
+    pub x: f64,
+    pub y: f64,
+    pub label: String,
+    pub options: Vec<String>,
+    pub option_count: u32,
+}
+
 /// What an action works with: the thread, its backend and the controller's stores.
 pub struct Ctx<'a> {
     pub backend: Arc<dyn Backend>,
@@ -459,8 +469,8 @@ impl Ctx<'_> {
     /// the page and, when its URL or its title changed (a form posted back to its own URL
     /// shows another page there), says where it is now (with the status of an error page) —
     /// the new listing tells, no op of its own; without a listing before, where the page was
-    /// is unknown and nothing is said.
-    async fn after_input(&mut self, caption: String) -> Result<ActReply> {
+    /// is unknown and nothing is said. A `note` follows that first line.
+    async fn after_input(&mut self, caption: String, note: Option<String>) -> Result<ActReply> {
         let before = self
             .store
             .listing(self.tenant, self.thread)?
@@ -478,12 +488,16 @@ impl Ctx<'_> {
         } else {
             format!("{caption}.")
         };
+        let head = match note {
+            Some(note) => format!("{head} {note}"),
+            None => head,
+        };
         Ok(self.page_reply(head, listing, frame))
     }
 
     /// Finds element `n` of the thread's last listing on the page: scrolled into view, and
     /// focused when asked. Element numbers of a listing the page no longer has are refused.
-    async fn element(&self, n: i64, focus: bool) -> Result<(f64, f64, String)> {
+    async fn element(&self, n: i64, focus: bool) -> Result<Found> {
         let Some(listing) = self.store.listing(self.tenant, self.thread)? else {
             return Err(no_listing());
         };
@@ -507,7 +521,20 @@ impl Ctx<'_> {
             ))
         };
         match listing::parse_resolved(value).map_err(ControllerError::Store)? {
-            Resolved::At { x, y, label, .. } => Ok((x, y, label)),
+            Resolved::At {
+                x,
+                y,
+                label,
+                options,
+                option_count,
+                ..
+            } => Ok(Found {
+                x,
+                y,
+                label,
+                options,
+                option_count,
+            }),
             Resolved::Stale | Resolved::Detached => Err(stale()),
             Resolved::Missing { count } => Err(ControllerError::InvalidArgument(not_listed(
                 n,

@@ -24,7 +24,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
     if let Some(listing) = &listing {
         refuse_what_takes_no_text(listing, action.n)?;
     }
-    let (_, _, label) = ctx.element(action.n, true).await?;
+    let label = ctx.element(action.n, true).await?.label;
     ctx.op(TypeRequest {
         session: ctx.session(),
         text: action.text.clone(),

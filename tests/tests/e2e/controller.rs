@@ -176,6 +176,18 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
     .await;
     let author = element(&page, "Author");
 
+    // A click opens a list that no picture shows: the reply names the choices, the disabled
+    // one left out.
+    let clicked = click(&mut tool, "s", author).await;
+    assert!(
+        clicked.text.starts_with(&format!(
+            "Clicked 'Author'. Its options: \"---------\", \"Ursula K. Le Guin\", \
+             \"Ursula Vernon\", \"Octavia E. Butler\"; `type {author} OPTION` chooses one."
+        )),
+        "{}",
+        clicked.text
+    );
+
     // The whole label, in any case and spacing: the option behind it, whatever its value.
     let chosen = type_into(&mut tool, "s", author, "ursula  k. LE GUIN").await;
     assert!(

@@ -166,7 +166,9 @@ async fn resolves_numbers_to_points_and_refuses_what_is_gone() {
             x: 250.0,
             y: 25.0,
             label: "Save now".into(),
-            kind: "button".into()
+            kind: "button".into(),
+            options: vec![],
+            option_count: 0
         }
     );
     assert_eq!(
@@ -365,6 +367,10 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
             element(7, "input", "Quantity", "", "(empty)"),
             // Its label is a magnifier whose alt says what it is for.
             element(8, "input", "Search", "", "(empty)"),
+            // Named by their words, not by the icon beside them that screen readers skip,
+            // words kept for screen readers only included (Django's theme toggle).
+            element(9, "button", "Save", "", ""),
+            element(10, "button", "Toggle theme", "", ""),
         ]
     );
 
