@@ -246,7 +246,8 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
                 a picture. A page \
                 that changed since the listing gives an error asking to look again, never a \
                 click on the wrong element; an element listed (covered) lies under something \
-                else (a dialog, a cookie banner): answer that first.",
+                else (a dialog, a cookie banner): answer that first. A click on a select \
+                names its options; browser_type chooses one.",
             read_only: false,
             schema: schema_of::<Click>,
             read: |args| {
