@@ -15,10 +15,11 @@
 //! - A WebSocket's: apps that draw from a socket (Streamlit's page, a notebook cell's output)
 //!   get their content over it after the action, with gaps while the server works. A socket
 //!   that spoke within [`SOCKET_LINGER`] keeps the page busy.
-//! - A request that ends after the document's load: an app that builds itself after its load
-//!   (Gradio fetches its config, then its layout module, compiles that, then asks for its
-//!   components, 80–130 ms after the last of those ended on an idle machine) is not done when
-//!   its network first goes quiet. Such a request keeps the page busy for [`LOAD_LINGER`].
+//! - A request the page made (not the browser for it: a favicon) that ends after the document's
+//!   load: an app that builds itself after its load (Gradio fetches its config, then its layout
+//!   module, compiles that, then asks for its components, 80–130 ms after the last of those
+//!   ended on an idle machine) is not done when its network first goes quiet. Such a request
+//!   keeps the page busy for [`LOAD_LINGER`].
 //!
 //! Only what happens within [`WINDOW`] of an action (or a load) counts, so a socket that never
 //! stops (a ticker) or a page that polls delays an action by at most about that much.
@@ -50,6 +51,9 @@ struct Requests {
     /// A request whose end came before its start (the browser and the renderer report parts of
     /// one request each, and their messages may cross).
     finished_early: HashSet<String>,
+    /// The requests in flight the page itself made (its parser or its scripts), not the
+    /// browser for it (its favicon, asked for after a new profile's first load).
+    by_the_page: HashSet<String>,
 }
 
 /// What [`NetworkTracker`] knows of a page right now.
@@ -144,7 +148,7 @@ impl NetworkTracker {
                     self.on_requested(url);
                 }
                 if let Some(id) = text("/requestId") {
-                    self.on_start(id);
+                    self.on_start(id, text("/initiator/type") != Some("other"));
                 }
             }
             "Network.webSocketCreated" => {
@@ -266,25 +270,29 @@ impl NetworkTracker {
         self.notify();
     }
 
-    fn on_start(&self, id: &str) {
+    fn on_start(&self, id: &str, by_the_page: bool) {
         {
             let mut requests = self.requests.lock().unwrap();
             if !requests.finished_early.remove(id) {
                 requests.in_flight.insert(id.to_string());
+                if by_the_page {
+                    requests.by_the_page.insert(id.to_string());
+                }
             }
         }
         self.touch();
     }
 
     fn on_end(&self, id: &str) {
-        {
+        let by_the_page = {
             let mut requests = self.requests.lock().unwrap();
             if !requests.in_flight.remove(id) {
                 requests.finished_early.insert(id.to_string());
             }
-        }
+            requests.by_the_page.remove(id)
+        };
         let loaded_at = *self.loaded_at.lock().unwrap();
-        if loaded_at.is_some_and(|loaded| loaded.elapsed() <= WINDOW) {
+        if by_the_page && loaded_at.is_some_and(|loaded| loaded.elapsed() <= WINDOW) {
             self.linger(LOAD_LINGER);
         }
         self.touch();
@@ -454,13 +462,15 @@ mod tests {
     #[test]
     fn a_request_that_ends_soon_after_the_load_keeps_the_page_busy_for_a_while() {
         let tracker = tracker();
-        let request = |id: &str| {
+        let request_by = |id: &str, initiator: &str| {
             tracker.on_event(
                 "Network.requestWillBeSent",
-                &json!({"requestId": id, "request": {"url": "http://a.test/x"}}),
+                &json!({"requestId": id, "request": {"url": "http://a.test/x"},
+                        "initiator": {"type": initiator}}),
             );
             tracker.on_event("Network.loadingFinished", &json!({"requestId": id}));
         };
+        let request = |id: &str| request_by(id, "script");
         tracker.on_event(
             "Page.frameNavigated",
             &json!({"frame": {"id": "main", "url": "http://a.test/", "loaderId": "L"}}),
@@ -474,6 +484,12 @@ mod tests {
         tracker.on_event(
             "Page.lifecycleEvent",
             &json!({"frameId": "main", "loaderId": "L", "name": "load"}),
+        );
+        request_by("the favicon", "other");
+        assert_eq!(
+            tracker.snapshot().lingering_until,
+            None,
+            "the browser's, not the page's"
         );
         request("after the load");
         let now = tracker.snapshot();
