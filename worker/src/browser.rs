@@ -213,17 +213,19 @@ impl LiveBrowser {
                 watch_crashes(&browser, page_index.clone()),
             )
         };
-        let (chrome_major, (downloads, downloads_task), (), new_windows, crashes) =
-            match set_up.await {
-                Ok(parts) => parts,
-                Err(error) => {
-                    let _ = process.kill().await;
-                    return Err(error);
-                }
-            };
+        // The startup tab is taken up meanwhile: its renderer starts on Chromium's own time,
+        // and nothing of the set-up needs it.
+        let (set_up, (startup_tab, close_later)) =
+            tokio::join!(set_up, startup_tabs(&browser, &side));
+        let (chrome_major, (downloads, downloads_task), (), new_windows, crashes) = match set_up {
+            Ok(parts) => parts,
+            Err(error) => {
+                let _ = process.kill().await;
+                return Err(error);
+            }
+        };
         let mut tasks = vec![handler_task, downloads_task, crashes];
         tasks.extend(new_windows);
-        let (startup_tab, close_later) = startup_tabs(&browser, &side).await;
         Ok(Self {
             browser,
             process,
