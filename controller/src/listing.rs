@@ -124,30 +124,38 @@ fn one_line(text: &str) -> String {
         .collect()
 }
 
+/// Element `n` of a listing, found on the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// The centre of its visible part, in CSS px of the viewport.
+    pub x: f64,
+    pub y: f64,
+    pub label: String,
+    pub kind: String,
+    /// A select's choices by their text, at most 30 (none for anything else)…
+    pub options: Vec<String>,
+    /// …of how many.
+    pub option_count: u32,
+}
+
 /// Where element `n` of a listing is now, or why it cannot be pressed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Resolved {
-    /// The centre of its visible part, in CSS px of the viewport.
-    At {
-        x: f64,
-        y: f64,
-        label: String,
-        kind: String,
-        /// A select's choices by their text, at most 30 (none for anything else)…
-        options: Vec<String>,
-        /// …of how many.
-        option_count: u32,
-    },
+    At(Found),
     /// The page was replaced or listed again since: the numbers mean nothing now.
     Stale,
     /// No element `n`; the listing had `count`.
-    Missing { count: u32 },
+    Missing {
+        count: u32,
+    },
     /// The element was removed from the page.
     Detached,
     /// The element has no size or no part of it is on screen.
     Hidden,
     /// Something else lies where it would be tapped (a dialog, a banner), said in a few words.
-    Covered { by: String },
+    Covered {
+        by: String,
+    },
 }
 
 /// From RESOLVE_JS's JSON value.
@@ -191,7 +199,7 @@ pub fn parse_resolved(value: Value) -> Result<Resolved, String> {
             .map(str::to_string)
             .ok_or_else(|| format!("the element lookup returned no {name}"))
     };
-    Ok(Resolved::At {
+    Ok(Resolved::At(Found {
         x: number("x")?,
         y: number("y")?,
         label: text("label")?,
@@ -207,7 +215,7 @@ pub fn parse_resolved(value: Value) -> Result<Resolved, String> {
             .get("optionCount")
             .and_then(Value::as_u64)
             .unwrap_or(0) as u32,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -368,19 +376,19 @@ mod tests {
             json!({"x": 250.5, "y": 25, "label": "Save", "kind": "button", "url": "https://x/"});
         assert_eq!(
             parse_resolved(value).unwrap(),
-            Resolved::At {
+            Resolved::At(Found {
                 x: 250.5,
                 y: 25.0,
                 label: "Save".into(),
                 kind: "button".into(),
                 options: vec![],
                 option_count: 0
-            }
+            })
         );
         let value = json!({"x": 1, "y": 2, "label": "Size", "kind": "select",
             "url": "https://x/", "options": ["S", "M"], "optionCount": 2});
         assert!(matches!(parse_resolved(value).unwrap(),
-            Resolved::At { options, .. } if options == ["S", "M"]));
+            Resolved::At(found) if found.options == ["S", "M"]));
     }
 
     #[test]

@@ -232,12 +232,13 @@ impl FakePage {
             } else {
                 match state.elements.iter().find(|e| u64::from(e.n) == n) {
                     // Element n sits at (10n, 20n): a tap's coordinates say which it was.
-                    // A select offers two sizes.
+                    // A select names two sizes of its three (as if the rest were past the
+                    // page's cap).
                     Some(e) => json!({
                         "x": 10.0 * n as f64, "y": 20.0 * n as f64,
                         "label": e.label, "kind": e.kind, "url": state.url,
                         "options": if e.kind == "select" { json!(["Small", "Large"]) } else { json!([]) },
-                        "optionCount": if e.kind == "select" { 2 } else { 0 },
+                        "optionCount": if e.kind == "select" { 3 } else { 0 },
                     }),
                     None => json!({"error": "missing", "count": state.elements.len()}),
                 }

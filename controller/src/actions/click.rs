@@ -97,7 +97,8 @@ mod tests {
         let (reply, frame) = h.ok(click(2)).await;
         assert_eq!(
             reply.text.lines().next().unwrap(),
-            "Clicked 'Size'. Its options: \"Small\", \"Large\"; `type 2 OPTION` chooses one."
+            "Clicked 'Size'. Its options: \"Small\", \"Large\" and 1 more; `type 2 OPTION` chooses \
+             one."
         );
         assert_eq!(frame.unwrap().caption, "Clicked 'Size'");
         let (reply, _) = h.ok(click(1)).await;

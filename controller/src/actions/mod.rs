@@ -52,16 +52,6 @@ pub struct PendingFrame {
 /// A picture asked for beside a settle, still on its way.
 pub type EarlyShot = tokio::task::JoinHandle<std::result::Result<ScreenshotReply, BackendError>>;
 
-/// Element `n` of a listing, found on the page: where a tap presses it, its label, and a
-/// select's choices (the first of how many).
-pub(crate) struct Found {
-    pub x: f64,
-    pub y: f64,
-    pub label: String,
-    pub options: Vec<String>,
-    pub option_count: u32,
-}
-
 /// What an action works with: the thread, its backend and the controller's stores.
 pub struct Ctx<'a> {
     pub backend: Arc<dyn Backend>,
@@ -497,7 +487,7 @@ impl Ctx<'_> {
 
     /// Finds element `n` of the thread's last listing on the page: scrolled into view, and
     /// focused when asked. Element numbers of a listing the page no longer has are refused.
-    async fn element(&self, n: i64, focus: bool) -> Result<Found> {
+    async fn element(&self, n: i64, focus: bool) -> Result<listing::Found> {
         let Some(listing) = self.store.listing(self.tenant, self.thread)? else {
             return Err(no_listing());
         };
@@ -521,20 +511,7 @@ impl Ctx<'_> {
             ))
         };
         match listing::parse_resolved(value).map_err(ControllerError::Store)? {
-            Resolved::At {
-                x,
-                y,
-                label,
-                options,
-                option_count,
-                ..
-            } => Ok(Found {
-                x,
-                y,
-                label,
-                options,
-                option_count,
-            }),
+            Resolved::At(found) => Ok(found),
             Resolved::Stale | Resolved::Detached => Err(stale()),
             Resolved::Missing { count } => Err(ControllerError::InvalidArgument(not_listed(
                 n,

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use nanomuse_controller::listing::{LIST_JS, ListedElement, Listing, RESOLVE_JS, Resolved};
+use nanomuse_controller::listing::{Found, LIST_JS, ListedElement, Listing, RESOLVE_JS, Resolved};
 use nanomuse_proto::*;
 use nanomuse_tests::*;
 use serde_json::{Value, json};
@@ -79,7 +79,7 @@ fn element(n: u32, kind: &str, label: &str, href: &str, state: &str) -> ListedEl
 /// The centre of a resolved element, failing the test on anything else.
 fn point(resolved: Resolved) -> (f64, f64, String) {
     match resolved {
-        Resolved::At { x, y, label, .. } => (x, y, label),
+        Resolved::At(found) => (found.x, found.y, found.label),
         other => panic!("expected a point, got {other:?}"),
     }
 }
@@ -128,7 +128,7 @@ async fn lists_the_visible_interactive_elements_in_reading_order() {
     // A password typed into the page is only ever "(filled)".
     assert!(matches!(
         resolve(b, "p", "first", 5, false, true).await,
-        Resolved::At { .. }
+        Resolved::At(_)
     ));
     b.r#type(TypeRequest {
         session: session("p"),
@@ -162,14 +162,14 @@ async fn resolves_numbers_to_points_and_refuses_what_is_gone() {
     // "Save now" sits at left 200, top 10, 100×30.
     assert_eq!(
         resolve(b, "p", "l1", 2, false, false).await,
-        Resolved::At {
+        Resolved::At(Found {
             x: 250.0,
             y: 25.0,
             label: "Save now".into(),
             kind: "button".into(),
             options: vec![],
             option_count: 0
-        }
+        })
     );
     assert_eq!(
         resolve(b, "p", "l1", 0, false, false).await,
