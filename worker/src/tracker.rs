@@ -17,7 +17,7 @@
 //!   that spoke within [`SOCKET_LINGER`] keeps the page busy.
 //! - A request the page made (not the browser for it: a favicon) that ends after the document's
 //!   load: an app that builds itself after its load (Gradio fetches its config, then its layout
-//!   module, compiles that, then asks for its components, 80–130 ms after the last of those
+//!   module, works on them, then asks for its components, 80–130 ms after the last of those
 //!   ended on an idle machine) is not done when its network first goes quiet. Such a request
 //!   keeps the page busy for [`LOAD_LINGER`].
 //!

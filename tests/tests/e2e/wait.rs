@@ -92,7 +92,7 @@ const TICKER: &str = r#"<!doctype html><title>Ticker</title><body><p id="price">
 socket.onmessage = (event) => { document.getElementById('price').textContent = event.data; };</script>"#;
 
 /// An app that builds itself after its load, as Gradio's: it asks for its layout, works on it
-/// for 100 ms with nothing on the network (Gradio compiles its layout module), then asks for its
+/// for 100 ms with nothing on the network (Gradio's script, 80–130 ms), then asks for its
 /// components and draws them.
 const BUILT_AFTER_LOAD: &str = r#"<!doctype html><title>Greeter</title><body><main id="app"></main>
 <script>addEventListener('load', async () => {
