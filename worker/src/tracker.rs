@@ -24,7 +24,7 @@
 //! Only what happens within [`WINDOW`] of an action (or a load) counts, so a socket that never
 //! stops (a ticker) or a page that polls delays an action by at most about that much.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -47,13 +47,12 @@ const WINDOW: Duration = Duration::from_millis(1500);
 
 #[derive(Debug, Default)]
 struct Requests {
-    in_flight: HashSet<String>,
+    /// Each request in flight, and whether the page itself made it (its parser or its scripts)
+    /// rather than the browser for it (its favicon, asked for after a new profile's first load).
+    in_flight: HashMap<String, bool>,
     /// A request whose end came before its start (the browser and the renderer report parts of
     /// one request each, and their messages may cross).
     finished_early: HashSet<String>,
-    /// The requests in flight the page itself made (its parser or its scripts), not the
-    /// browser for it (its favicon, asked for after a new profile's first load).
-    by_the_page: HashSet<String>,
 }
 
 /// What [`NetworkTracker`] knows of a page right now.
@@ -274,10 +273,7 @@ impl NetworkTracker {
         {
             let mut requests = self.requests.lock().unwrap();
             if !requests.finished_early.remove(id) {
-                requests.in_flight.insert(id.to_string());
-                if by_the_page {
-                    requests.by_the_page.insert(id.to_string());
-                }
+                requests.in_flight.insert(id.to_string(), by_the_page);
             }
         }
         self.touch();
@@ -286,10 +282,11 @@ impl NetworkTracker {
     fn on_end(&self, id: &str) {
         let by_the_page = {
             let mut requests = self.requests.lock().unwrap();
-            if !requests.in_flight.remove(id) {
+            let started = requests.in_flight.remove(id);
+            if started.is_none() {
                 requests.finished_early.insert(id.to_string());
             }
-            requests.by_the_page.remove(id)
+            started == Some(true)
         };
         let loaded_at = *self.loaded_at.lock().unwrap();
         if by_the_page && loaded_at.is_some_and(|loaded| loaded.elapsed() <= WINDOW) {

@@ -18,17 +18,17 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
     // shows it, and nothing is chosen until an option is.
     let choose = (!found.options.is_empty()).then(|| {
         let quoted: Vec<String> = found.options.iter().map(|o| format!("{o:?}")).collect();
-        let more = found
+        let unnamed = found
             .option_count
             .saturating_sub(found.options.len() as u32);
+        let more = if unnamed > 0 {
+            format!(" and {unnamed} more")
+        } else {
+            String::new()
+        };
         format!(
-            "Its options: {}{}; `type {} OPTION` chooses one.",
+            "Its options: {}{more}; `type {} OPTION` chooses one.",
             quoted.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            },
             action.n
         )
     });

@@ -1,7 +1,7 @@
 //! `settle {timeout_ms}`: waits until the document has loaded, no request is in flight (nor
 //! does traffic linger, see [`crate::tracker`]) and a frame has been drawn without network
-//! activity meanwhile — bounded by the timeout. The reply carries what the URL policy refused for the
-//! page meanwhile, and the files its downloads saved (waited for within the bound).
+//! activity meanwhile — bounded by the timeout. The reply carries what the URL policy refused
+//! for the page meanwhile, and the files its downloads saved (waited for within the bound).
 
 use std::time::Duration;
 
