@@ -47,7 +47,21 @@ pub struct Listing {
     pub elements: Vec<ListedElement>,
     pub above: u32,
     pub below: u32,
+    /// The pages the thread was on before this one, oldest first ([`TRAIL_MAX`] at most):
+    /// where `back` goes when the tab has no history of its own (a page opened anew after a
+    /// restart or an idle close).
+    #[serde(default)]
+    pub trail: Vec<String>,
+    /// How many of the trail's last pages the tab's own history holds, when that is known:
+    /// none once the controller opened the tab anew or went back by an address (what the tab
+    /// went through then is not the thread's way back). `None` for a tab as the thread first
+    /// opened it, whose history is its own.
+    #[serde(default)]
+    pub steps_in_tab: Option<usize>,
 }
+
+/// How many earlier pages a listing remembers.
+pub const TRAIL_MAX: usize = 20;
 
 /// What [`LIST_JS`] returns, before it is tied to the listing id it was run with.
 #[derive(Deserialize)]
@@ -71,6 +85,8 @@ impl Listing {
             elements: page.elements,
             above: page.above,
             below: page.below,
+            trail: Vec::new(),
+            steps_in_tab: None,
         })
     }
 
@@ -241,6 +257,8 @@ mod tests {
             elements,
             above,
             below,
+            trail: Vec::new(),
+            steps_in_tab: None,
         }
     }
 

@@ -347,6 +347,7 @@ impl Harness {
             reopened: Default::default(),
             frame_beside_listing: self.frame_beside_listing,
             early_shot: Default::default(),
+            going_back: None,
         }
     }
 

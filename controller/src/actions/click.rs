@@ -27,7 +27,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
             String::new()
         };
         format!(
-            "Its options: {}{more}; `type {} OPTION` chooses one.",
+            "Its options: {}{more}; typing one into [{}] chooses it.",
             quoted.join(", "),
             action.n
         )
@@ -97,8 +97,8 @@ mod tests {
         let (reply, frame) = h.ok(click(2)).await;
         assert_eq!(
             reply.text.lines().next().unwrap(),
-            "Clicked 'Size'. Its options: \"Small\", \"Large\" and 1 more; `type 2 OPTION` chooses \
-             one."
+            "Clicked 'Size'. Its options: \"Small\", \"Large\" and 1 more; typing one into [2] \
+             chooses it."
         );
         assert_eq!(frame.unwrap().caption, "Clicked 'Size'");
         let (reply, _) = h.ok(click(1)).await;

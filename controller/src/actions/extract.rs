@@ -9,8 +9,25 @@ use crate::error::Result;
 
 const EXTRACT_CHARS: usize = 8_000;
 
-const TEXT_JS: &str = "() => ({url: location.href, title: document.title, \
-     text: document.body ? document.body.innerText : ''})";
+/// The body's rendered text, where a dropdown reads as the option it shows (its `innerText` is
+/// every option, which would say nothing of which is chosen). A list box (`multiple`, `size`)
+/// shows its options and keeps them.
+const TEXT_JS: &str = r#"() => {
+  const body = document.body;
+  const text = body ? body.innerText : '';
+  let shown = '', from = 0;
+  for (const select of body ? body.querySelectorAll('select') : []) {
+    // A select not drawn is not in the text (its innerText would be its options' source).
+    if (select.multiple || select.size > 1 || !select.getClientRects().length) continue;
+    const every = select.innerText;
+    const at = every ? text.indexOf(every, from) : -1;
+    if (at < 0) continue;
+    const chosen = select.selectedOptions[0];
+    shown += text.slice(from, at) + (chosen ? chosen.text.trim() : '');
+    from = at + every.length;
+  }
+  return {url: location.href, title: document.title, text: shown + text.slice(from)};
+}"#;
 
 pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
     let page = ctx.evaluate(TEXT_JS, json!(null)).await?;

@@ -80,6 +80,18 @@ pub struct Ctx<'a> {
     /// The picture asked for right after the last settle, which found the page quiet at once
     /// (so it shows the page the listing reads).
     pub early_shot: std::sync::Mutex<Option<EarlyShot>>,
+    /// Whether this action goes back a page, and how: its listing steps back on the thread's
+    /// trail instead of adding to it.
+    pub going_back: Option<BackBy>,
+}
+
+/// How `back` reaches the earlier page.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BackBy {
+    /// A step back in the tab's own history.
+    Tab,
+    /// Loaded again by its address, from the thread's trail.
+    Address,
 }
 
 /// Carries out one action on its thread.
@@ -351,12 +363,41 @@ impl Ctx<'_> {
                 json!({"listing_id": id, "max": LISTING_MAX}),
             )
             .await?;
-        let listing = Listing::from_page(&id, value).map_err(ControllerError::Store)?;
+        let mut listing = Listing::from_page(&id, value).map_err(ControllerError::Store)?;
+        (listing.trail, listing.steps_in_tab) = self.trail_to(&listing.url).await?;
         self.store
             .put_listing(self.tenant, self.thread, Some(&listing))?;
         // The reply hands out these numbers: a `click n` after a crash must find them.
         self.store.flush().await?;
         Ok(listing)
+    }
+
+    /// The pages the thread was on before reaching `url`, and how many of them the tab's history
+    /// holds (see [`Listing::steps_in_tab`]): the last listing's trail, plus the page it listed
+    /// when the thread moved on from there, less that page's last step when going back to it.
+    async fn trail_to(&self, url: &str) -> Result<(Vec<String>, Option<usize>)> {
+        let Some(last) = self.store.listing(self.tenant, self.thread)? else {
+            return Ok((Vec::new(), None));
+        };
+        let (mut trail, mut steps) = (last.trail, last.steps_in_tab);
+        if last.url != url {
+            if self.going_back.is_some() && trail.last().is_some_and(|earlier| earlier == url) {
+                trail.pop();
+                steps = steps.map(|n| n.saturating_sub(1));
+            } else {
+                trail.push(last.url);
+                steps = steps.map(|n| n + 1);
+                if trail.len() > listing::TRAIL_MAX {
+                    trail.remove(0);
+                }
+            }
+        }
+        let tab_anew = *self.reopened.lock().await || self.going_back == Some(BackBy::Address);
+        if tab_anew {
+            steps = Some(0);
+        }
+        let steps = steps.map(|n| n.min(trail.len()));
+        Ok((trail, steps))
     }
 
     /// Lists the page and promises its frame: the reply does not wait for the picture, which

@@ -137,6 +137,8 @@ mod tests {
                 .collect(),
             above: 0,
             below: 0,
+            trail: Vec::new(),
+            steps_in_tab: None,
         }
     }
 

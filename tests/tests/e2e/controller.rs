@@ -182,7 +182,7 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
     assert!(
         clicked.text.starts_with(&format!(
             "Clicked 'Author'. Its options: \"---------\", \"Ursula K. Le Guin\", \
-             \"Ursula Vernon\", \"Octavia E. Butler\"; `type {author} OPTION` chooses one."
+             \"Ursula Vernon\", \"Octavia E. Butler\"; typing one into [{author}] chooses it."
         )),
         "{}",
         clicked.text
@@ -207,7 +207,17 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
     assert!(extract(&mut tool, "s").await.text.contains("author:17"));
     // The start of one label.
     type_into(&mut tool, "s", author, "octavia").await;
-    assert!(extract(&mut tool, "s").await.text.contains("author:31"));
+    let text = extract(&mut tool, "s").await.text;
+    assert!(text.contains("author:31"), "{text}");
+    // The page's text reads a dropdown as the option it shows, not as all of its options.
+    assert!(
+        text.contains("Octavia E. Butler") && text.contains("Science fiction"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Ursula") && !text.contains("Fantasy"),
+        "{text}"
+    );
 
     // Two labels start so, and a disabled option is no choice: nothing changes, and the
     // error says what there is to choose.

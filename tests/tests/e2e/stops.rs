@@ -241,6 +241,48 @@ async fn a_login_survives_every_stop_of_serve() {
     stop(child, Stop::TerminateGroup).await;
 }
 
+/// A tab opened anew after a restart has no history of its own: `back` goes by the thread's
+/// way there, one page at a time, and says so when there is no earlier page.
+#[tokio::test]
+async fn back_after_a_restart_of_serve_goes_the_threads_way_back_and_no_further() {
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (child, mut tool) = start_serve(&data).await;
+    for path in ["/page", "/second", "/page?third"] {
+        acted(
+            &mut tool,
+            act("way", navigate(format!("http://{site}{path}"))),
+        )
+        .await;
+    }
+    stop(child, Stop::InterruptGroup).await;
+    let (child, mut tool) = start_serve(&data).await;
+    let back = || act("way", Action::Back(BackAction {}));
+
+    let second = acted(&mut tool, back()).await;
+    assert_eq!(
+        second.url,
+        format!("http://{site}/second"),
+        "{}",
+        second.text
+    );
+    assert!(second.text.contains("(loaded again"), "{}", second.text);
+    let first = acted(&mut tool, back()).await;
+    assert_eq!(first.url, format!("http://{site}/page"), "{}", first.text);
+    let status = tool.act(back()).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
+    assert!(
+        status.message().contains("no earlier page"),
+        "{}",
+        status.message()
+    );
+    let state = acted(&mut tool, act("way", Action::State(StateAction {}))).await;
+    assert_eq!(state.url, first.url, "a refused back moved the page");
+    stop(child, Stop::TerminateGroup).await;
+}
+
 async fn start_worker(
     config: &nanomuse_worker::WorkerConfig,
 ) -> (tokio::process::Child, GrpcBackend) {
