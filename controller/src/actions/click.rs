@@ -40,8 +40,8 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
 mod tests {
     use nanomuse_proto::act_request::Action;
     use nanomuse_proto::{
-        ClickAction, EvaluateRequest, ScreenshotReply, ScreenshotRequest, SettleReply,
-        SettleRequest, TapReply, TapRequest,
+        BackendError, ClickAction, EvaluateRequest, ScreenshotReply, ScreenshotRequest,
+        SettleReply, SettleRequest, TapReply, TapRequest,
     };
 
     use crate::error::ControllerError;
@@ -246,5 +246,25 @@ mod tests {
             "{reply:?}"
         );
         assert_eq!(h.backend.ops(), ["evaluate"]);
+    }
+
+    #[tokio::test]
+    async fn a_page_loaded_again_since_the_listing_says_what_was_lost_and_is_not_tapped() {
+        let page = shop();
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        // Its browser closed (idle, or a restart): the page comes back at its address, as a
+        // new document.
+        h.backend
+            .fail::<EvaluateRequest>(BackendError::NotFound("no page".into()));
+        page.set("https://shop.example/", "Shop", &[("link", "Cart")]);
+        let (reply, _) = h.act(click(1)).await;
+        assert!(
+            matches!(reply, Err(ControllerError::StaleListing(ref m))
+                if m.starts_with("the page was loaded again since the last listing")
+                    && m.contains("what was typed into it too")),
+            "{reply:?}"
+        );
+        assert!(!h.backend.ops().contains(&"tap"), "{:?}", h.backend.ops());
     }
 }

@@ -545,10 +545,18 @@ impl Ctx<'_> {
                     "tap": !focus}),
             )
             .await?;
+        let why = if *self.reopened.lock().await {
+            // What the page held (a form half filled) is gone too: worth knowing before typing
+            // into it again.
+            "the page was loaded again since the last listing (its browser had closed: idle, or \
+             a restart), so its numbers are gone and what was typed into it too"
+        } else {
+            "the page changed since the last listing"
+        };
         let stale = || {
             ControllerError::StaleListing(format!(
-                "the page changed since the last listing, so element {n} may be another one now: \
-                 look again (wait or screenshot) and use the new numbers"
+                "{why}, so element {n} may be another one now: look again (wait or screenshot) \
+                 and use the new numbers"
             ))
         };
         match listing::parse_resolved(value).map_err(ControllerError::Store)? {
