@@ -16,6 +16,10 @@
   if (!cls && !['input', 'textarea', 'select'].includes(tag)) {
     return 'the focused element (' + tag + ') does not take text';
   }
+  if (el.readOnly && (el.getAttribute('role') || '').toLowerCase() === 'combobox') {
+    return 'this dropdown is drawn by the page and takes no typing: click it, then click one of '
+      + 'the options it lists';
+  }
   if (el.disabled || el.readOnly) return 'the focused field is disabled or read-only';
   if (cls === HTMLSelectElement) return choose(el, text);
   // A code editor's hidden field (see list.js): its value is not the editor's text, which only

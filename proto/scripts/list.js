@@ -43,8 +43,10 @@
     option: 'option', switch: 'switch', combobox: 'select', textbox: 'input',
   }));
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
+  const TOGGLE_KINDS = new Set(['checkbox', 'radio', 'switch']);
   // What is inside one of these is part of it: a finger pressing the inner span presses them.
   const CONTAINER_KINDS = new Set(['link', 'button', 'summary', 'tab', 'menuitem', 'option']);
+  const CHOICE_KINDS = new Set(['menuitem', 'option']);
   // Fields are never swallowed by a container: the model has to be able to type into them.
   const isFieldKind = (kind) =>
     kind.startsWith('input') || ['checkbox', 'radio', 'switch', 'select', 'textarea', 'editable'].includes(kind);
@@ -75,6 +77,9 @@
       if (type === 'checkbox' && role === 'switch') return 'switch';
       if (type === 'checkbox' || type === 'radio') return type;
       if (BUTTON_INPUTS.has(type)) return 'button';
+      // A dropdown the page draws itself, reached through a field that takes no typing
+      // (Quasar's select): chosen from, like a <select>.
+      if (role === 'combobox' && el.readOnly) return 'select';
       return type === 'text' ? 'input' : 'input:' + type;
     }
     if (tag === 'select') return 'select';
@@ -195,11 +200,12 @@
     return collapse(text.replace(/[\u200b\ufeff]/g, ''));
   };
 
-  const containers = new Set();
-  const insideContainer = (el) => {
+  // Each container listed, and its kind.
+  const containers = new Map();
+  const insideContainer = (el, kinds) => {
     // Walks up through shadow roots to their hosts, so a button's shadow content is inside it.
     for (let node = el.parentNode; node; node = node.parentNode || node.host) {
-      if (containers.has(node)) return true;
+      if (containers.has(node) && (!kinds || kinds.has(containers.get(node)))) return true;
     }
     return false;
   };
@@ -216,6 +222,9 @@
 
   const consider = (el, kind, frame) => {
     if (!isFieldKind(kind) && insideContainer(el)) return;
+    // A tick drawn inside an option or a menu item is the item's own mark (Dash's dropdown, a
+    // multi-select): the item says whether it is chosen, and pressing one presses the other.
+    if (TOGGLE_KINDS.has(kind) && insideContainer(el, CHOICE_KINDS)) return;
     let target = el;
     let rect = el.getBoundingClientRect();
     if (kind === 'clickable' && delegates(el, rect)) return;
@@ -225,10 +234,12 @@
       rect = editor.getBoundingClientRect();
       editors.set(el, editor);
     } else if (!hasArea(rect) || !visibleByCss(el)) {
-      const toggle = ['checkbox', 'radio', 'switch'].includes(kind);
+      const toggle = TOGGLE_KINDS.has(kind);
       // Styled checkboxes and file pickers hide the real input and draw its <label>, which is
-      // what a finger presses; pressing it toggles the input, or opens its file chooser.
-      const label = (toggle || kind === 'input:file') && el.labels && el.labels[0];
+      // what a finger presses; pressing it toggles the input, or opens its file chooser. A
+      // dropdown the page draws (Quasar's) takes the keyboard through a field no one sees
+      // inside the <label> it draws.
+      const label = (toggle || kind === 'input:file' || kind === 'select') && el.labels && el.labels[0];
       const labelRect = label && !standIns.has(label) && label.getBoundingClientRect();
       if (labelRect && hasArea(labelRect) && visibleByCss(label)) {
         rect = labelRect;
@@ -238,7 +249,7 @@
         return;
       }
     }
-    if (CONTAINER_KINDS.has(kind)) containers.add(el);
+    if (CONTAINER_KINDS.has(kind)) containers.set(el, kind);
     const box = {
       left: rect.left + frame.x, top: rect.top + frame.y,
       right: rect.right + frame.x, bottom: rect.bottom + frame.y,
@@ -407,8 +418,15 @@
   // An element's words less what the page hides from screen readers: an icon font's ligature
   // beside them ("keyboard_arrow_right Advanced" is read "Advanced"). What is hidden stays
   // when it is all there is: an icon-only button's ligature ("delete") is its best clue.
-  // (An SVG element has no innerText: its text, if any, is its textContent.)
-  const wordsOf = (node) => String(typeof node.innerText === 'string' ? node.innerText : node.textContent || '');
+  // (An SVG element has no innerText: its text, if any, is its textContent.) CSS text-transform
+  // changes how words are drawn, not what they are: a design system's upper-case button
+  // ("ADD") is named as the page wrote it ("Add"), as an accessibility tree names it.
+  const wordsOf = (node) => {
+    const written = String(node.textContent || '');
+    if (typeof node.innerText !== 'string') return written;
+    const drawn = node.innerText;
+    return drawn !== written && collapse(drawn).toLowerCase() === collapse(written).toLowerCase() ? written : drawn;
+  };
   const contentText = (el) => {
     const text = wordsOf(el);
     let spoken = text;
@@ -476,6 +494,8 @@
     } else if (tag === 'select') {
       const chosen = collapse(itemsOf(el.selectedOptions).map((option) => option.text).join(', '));
       parts.push(chosen ? quoted(chosen, VALUE_LIMIT) : '(empty)');
+    } else if (tag === 'input' && kind === 'select') {
+      parts.push(el.value ? quoted(el.value, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && (el.type === 'password' || SECRET_AUTOCOMPLETE.test(el.autocomplete || ''))) {
       // Passwords go to the website, never through the model.
       parts.push(el.value ? '(filled)' : '(empty)');

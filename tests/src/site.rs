@@ -190,6 +190,17 @@ const LISTING_ODD: &str = r#"<!doctype html><html><head><title>Odd</title>
 <button class="at" style="left:700px;top:450px;width:30px;height:30px"><span
   style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)">Toggle theme</span><svg
   aria-hidden="true" width="12" height="12"><circle cx="6" cy="6" r="5"/></svg></button>
+<button class="at" style="left:700px;top:500px;width:100px;height:30px;text-transform:uppercase">Add
+  item</button>
+<div role="listbox" class="at" style="left:900px;top:500px;width:100px">
+  <label role="option" aria-selected="true" style="display:block;height:24px"><input type="radio"
+    checked readonly> Berlin</label>
+  <label role="option" aria-selected="false" style="display:block;height:24px"><input
+    type="radio" readonly> Oslo</label>
+</div>
+<label class="at" for="shop" style="left:700px;top:600px;width:150px;height:30px"><span>Shop</span>
+  <span>Grocer</span><input id="shop" readonly role="combobox" aria-label="Shop" value="Grocer"
+  style="position:absolute;left:0;top:0;width:1px;height:1px;opacity:0;border:0;padding:0"></label>
 <script>
   document.getElementById('app').onclick = () => {};
   document.getElementById('overlay').onclick = () => {};

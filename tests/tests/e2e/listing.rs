@@ -371,6 +371,14 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
             // words kept for screen readers only included (Django's theme toggle).
             element(9, "button", "Save", "", ""),
             element(10, "button", "Toggle theme", "", ""),
+            // Named as the page wrote it, not as CSS draws it (upper case).
+            element(11, "button", "Add item", "", ""),
+            // The radio drawn inside each option is the option's mark, not a control of its own.
+            element(12, "option", "Berlin", "", "(selected)"),
+            element(13, "option", "Oslo", "", ""),
+            // A dropdown the page draws, its field transparent inside the label it draws
+            // (Quasar's): listed where the label is, as what it is.
+            element(14, "select", "Shop", "", "= \"Grocer\""),
         ]
     );
 
