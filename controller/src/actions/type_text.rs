@@ -43,7 +43,11 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
     } else {
         (
             format!("Typed into {}", quoted(&label)),
-            format!("Typed {} characters into {}.", length, quoted(&label)),
+            format!(
+                "Typed {length} character{} into {}.",
+                if length == 1 { "" } else { "s" },
+                quoted(&label)
+            ),
         )
     };
     ctx.after_change(caption, head).await
@@ -255,6 +259,12 @@ mod tests {
         );
         assert!(!reply.text.contains("me@x"));
         assert_eq!(frame.unwrap().caption, "Typed into 'Email'");
+        let (reply, _) = h.ok(type_into(1, "é")).await;
+        assert!(
+            reply.text.starts_with("Typed 1 character into 'Email'.\n"),
+            "{}",
+            reply.text
+        );
     }
 
     #[tokio::test]
