@@ -16,7 +16,7 @@
   if (!cls && !['input', 'textarea', 'select'].includes(tag)) {
     return 'the focused element (' + tag + ') does not take text';
   }
-  if (el.readOnly && (el.getAttribute('role') || '').toLowerCase() === 'combobox') {
+  if (el.readOnly && String(el.role || '').toLowerCase() === 'combobox') {
     return 'this dropdown is drawn by the page and takes no typing: click it, then click one of '
       + 'the options it lists';
   }

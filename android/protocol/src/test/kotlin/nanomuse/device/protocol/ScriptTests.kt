@@ -100,6 +100,9 @@ fun scriptTests() {
             const div = fill('x');
             input.readOnly = true; document.activeElement = input;
             const readOnly = fill('x');
+            // A dropdown the page draws, reached through a read-only combobox field (Quasar's).
+            input.role = 'combobox';
+            const dropdown = fill('x');
             // A page that broke the setter path (troopjs): the field's text selected for trusted input.
             const broken = new HTMLTextAreaElement();
             broken.tagName = 'TEXTAREA';
@@ -110,7 +113,7 @@ fun scriptTests() {
             const trusted = fill('x');
             // The other scripts at least parse.
             const others = [${Scripts.INSERT_TEXT}, ${Scripts.SCROLL_BY}, ${Scripts.FRAME_DRAWN}, ${Scripts.VIEWPORT}].length;
-            console.log(JSON.stringify({events, typed, nothing, div, readOnly, trusted, others}));
+            console.log(JSON.stringify({events, typed, nothing, div, readOnly, dropdown, trusted, others}));
         """
         val out = Json.parse(node(program)) as Map<*, *>
         assertEquals(listOf("set:hello", "input:x", "change:x", "select"), out["events"])
@@ -119,6 +122,7 @@ fun scriptTests() {
         assertContains(out["nothing"] as String, "nothing is focused")
         assertContains(out["div"] as String, "(div) does not take text")
         assertContains(out["readOnly"] as String, "read-only")
+        assertContains(out["dropdown"] as String, "click it, then click one of the options")
         assertEquals(4L, out["others"])
     }
 }
