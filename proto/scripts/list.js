@@ -49,7 +49,7 @@
   const CHOICE_KINDS = new Set(['menuitem', 'option']);
   // Fields are never swallowed by a container: the model has to be able to type into them.
   const isFieldKind = (kind) =>
-    kind.startsWith('input') || ['checkbox', 'radio', 'switch', 'select', 'textarea', 'editable'].includes(kind);
+    kind.startsWith('input') || TOGGLE_KINDS.has(kind) || ['select', 'textarea', 'editable'].includes(kind);
   // Some sites fill autocomplete hints but switch a password field to type=text to show it.
   const SECRET_AUTOCOMPLETE = /\b(current-password|new-password|one-time-code)\b/i;
 
@@ -488,7 +488,7 @@
     const tag = el.localName;
     const role = (el.getAttribute('role') || '').toLowerCase();
     const parts = [];
-    if (['checkbox', 'radio', 'switch'].includes(kind) || role === 'menuitemcheckbox' || role === 'menuitemradio') {
+    if (TOGGLE_KINDS.has(kind) || role === 'menuitemcheckbox' || role === 'menuitemradio') {
       const checked = tag === 'input' ? el.checked : el.getAttribute('aria-checked') === 'true';
       parts.push(checked ? '(checked)' : '(unchecked)');
     } else if (tag === 'select') {

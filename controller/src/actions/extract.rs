@@ -11,22 +11,28 @@ const EXTRACT_CHARS: usize = 8_000;
 
 /// The body's rendered text, where a dropdown reads as the option it shows (its `innerText` is
 /// every option, which would say nothing of which is chosen). A list box (`multiple`, `size`)
-/// shows its options and keeps them.
+/// shows its options and keeps them. A page that broke what finding its selects uses is read
+/// as drawn.
 const TEXT_JS: &str = r#"() => {
   const body = document.body;
   const text = body ? body.innerText : '';
+  const page = {url: location.href, title: document.title, text};
   let shown = '', from = 0;
-  for (const select of body ? body.querySelectorAll('select') : []) {
-    // A select not drawn is not in the text (its innerText would be its options' source).
-    if (select.multiple || select.size > 1 || !select.getClientRects().length) continue;
-    const every = select.innerText;
-    const at = every ? text.indexOf(every, from) : -1;
-    if (at < 0) continue;
-    const chosen = select.selectedOptions[0];
-    shown += text.slice(from, at) + (chosen ? chosen.text.trim() : '');
-    from = at + every.length;
+  try {
+    for (const select of body ? body.querySelectorAll('select') : []) {
+      // A select not drawn is not in the text (its innerText would be its options' source).
+      if (select.multiple || select.size > 1 || !select.getClientRects().length) continue;
+      const every = select.innerText;
+      const at = every ? text.indexOf(every, from) : -1;
+      if (at < 0) continue;
+      const chosen = select.selectedOptions[0];
+      shown += text.slice(from, at) + (chosen ? chosen.text.trim() : '');
+      from = at + every.length;
+    }
+  } catch (_) {
+    return page;
   }
-  return {url: location.href, title: document.title, text: shown + text.slice(from)};
+  return {...page, text: shown + text.slice(from)};
 }"#;
 
 pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
