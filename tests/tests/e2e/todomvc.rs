@@ -27,9 +27,21 @@ use nanomuse_tests::*;
 const TODO_TEXT: &str = "buy milk";
 const FIELD_START: &str = "What needs to be ";
 
-/// Apps that pass now, measured on this corpus (every app Playwright passes); the test fails
-/// when fewer pass.
-const PASS_FLOOR: usize = 52;
+/// The apps the package ships broken, which Python Playwright fails too (see above). They
+/// still run, as pages no listing may fail on, but each step looks again only for
+/// [`BROKEN_LOOK_AGAIN`]; every other app must pass.
+const BROKEN: &[&str] = &[
+    "emberjs_require",
+    "firebase-angular",
+    "jquery",
+    "montage",
+    "mozart",
+    "polymer",
+    "sapui5",
+    "stapes",
+    "stapes_require",
+    "yui",
+];
 
 /// The corpus's folder: `$NANOMUSE_TODOMVC`, else where `tests/ensure-todomvc.sh` puts it.
 fn corpus() -> PathBuf {
@@ -148,9 +160,9 @@ fn note(run: &mut Run, typing: bool, result: &Result<ActReply, String>) {
     }
 }
 
-async fn task(tool: &mut Tool, thread: &str, url: String) -> Run {
+async fn task(tool: &mut Tool, thread: &str, url: String, patience: Duration) -> Run {
     let mut run = Run::default();
-    if let Err(failure) = steps(tool, thread, url, &mut run).await {
+    if let Err(failure) = steps(tool, thread, url, patience, &mut run).await {
         run.failed = Some(failure);
     }
     run
@@ -167,6 +179,9 @@ fn a_second() -> WaitAction {
 /// How long a step looks again for what it expects, as Playwright's auto-waiting does; room
 /// for a loaded machine, where an app that draws late can take several seconds.
 const LOOK_AGAIN: Duration = Duration::from_secs(8);
+
+/// How long a step of a [`BROKEN`] app looks again: what it waits for never comes.
+const BROKEN_LOOK_AGAIN: Duration = Duration::from_secs(2);
 
 /// Carries out `action`, noting a failed listing.
 async fn step(
@@ -205,15 +220,16 @@ async fn look_for(
     }
 }
 
-/// Whether the page's words come to pass `test` within [`LOOK_AGAIN`], read with `extract`
-/// after `wait`s a second apart; with the reply of the last `wait`, whose listing is the one
-/// the numbers now refer to.
+/// Whether the page's words come to pass `test` within `limit`, read with `extract` after
+/// `wait`s a second apart; with the reply of the last `wait`, whose listing is the one the
+/// numbers now refer to.
 async fn text_comes(
     tool: &mut Tool,
     thread: &str,
     run: &mut Run,
     name: &'static str,
     reply: ActReply,
+    limit: Duration,
     test: impl Fn(&str) -> bool,
 ) -> Result<(bool, ActReply), (&'static str, String)> {
     let started = Instant::now();
@@ -223,7 +239,7 @@ async fn text_comes(
         if test(&format!(" {text} ")) {
             return Ok((true, reply));
         }
-        if started.elapsed() >= LOOK_AGAIN {
+        if started.elapsed() >= limit {
             return Ok((false, reply));
         }
         reply = step(tool, thread, run, name, Action::Wait(a_second())).await?;
@@ -234,6 +250,7 @@ async fn steps(
     tool: &mut Tool,
     thread: &str,
     url: String,
+    patience: Duration,
     run: &mut Run,
 ) -> Result<(), (&'static str, String)> {
     let navigate = Action::Navigate(NavigateAction { url });
@@ -241,7 +258,7 @@ async fn steps(
     // Batman's says "What needs to be completed?".
     let is_field = |e: &Element| e.kind.starts_with("input") && e.label.starts_with(FIELD_START);
     // Apps that load their parts one by one draw the field late.
-    let field = look_for(tool, thread, run, "input", reply, LOOK_AGAIN, is_field)
+    let field = look_for(tool, thread, run, "input", reply, patience, is_field)
         .await?
         .ok_or((
             "input",
@@ -257,13 +274,13 @@ async fn steps(
     });
     let reply = step(tool, thread, run, "type", enter).await?;
     let shown = |text: &str| text.contains(TODO_TEXT);
-    let (shown, reply) = text_comes(tool, thread, run, "listed", reply, shown).await?;
+    let (shown, reply) = text_comes(tool, thread, run, "listed", reply, patience, shown).await?;
     run.todo_shown = shown;
     if !run.todo_shown {
         return Err(("listed", "the todo is not on the page".into()));
     }
     let is_checkbox = |e: &Element| e.kind == "checkbox" && e.label == TODO_TEXT;
-    let checkbox = look_for(tool, thread, run, "listed", reply, LOOK_AGAIN, is_checkbox).await?;
+    let checkbox = look_for(tool, thread, run, "listed", reply, patience, is_checkbox).await?;
     run.checkbox_named = checkbox.is_some();
     let checkbox = checkbox.ok_or(("listed", format!("no checkbox {TODO_TEXT:?} listed")))?;
     let reply = step(
@@ -276,12 +293,13 @@ async fn steps(
     .await?;
     // Dojo's says "0 item left".
     let none_left = |text: &str| text.contains(" 0 items left ") || text.contains(" 0 item left ");
-    let (none_left, reply) = text_comes(tool, thread, run, "check", reply, none_left).await?;
+    let (none_left, reply) =
+        text_comes(tool, thread, run, "check", reply, patience, none_left).await?;
     if !none_left {
         return Err(("check", "no \"0 items left\" on the page".into()));
     }
     let is_clear = |e: &Element| e.label.to_lowercase().contains("clear completed");
-    let clear = look_for(tool, thread, run, "clear", reply, LOOK_AGAIN, is_clear)
+    let clear = look_for(tool, thread, run, "clear", reply, patience, is_clear)
         .await?
         .ok_or(("clear", "no \"Clear completed\" listed".to_string()))?;
     let reply = step(
@@ -293,14 +311,17 @@ async fn steps(
     )
     .await?;
     let gone = |text: &str| !text.contains(TODO_TEXT);
-    if !text_comes(tool, thread, run, "clear", reply, gone).await?.0 {
+    if !text_comes(tool, thread, run, "clear", reply, patience, gone)
+        .await?
+        .0
+    {
         return Err(("clear", "the todo is still on the page".into()));
     }
     Ok(())
 }
 
-/// The corpus's apps to run (`NANOMUSE_TODOMVC_APPS=dojo,polymer` picks some; the floor then
-/// fails), and a site for each.
+/// The corpus's apps to run (`NANOMUSE_TODOMVC_APPS=dojo,polymer` picks some), and a site
+/// for each.
 async fn corpus_apps() -> (Vec<String>, Vec<std::net::SocketAddr>) {
     let corpus = corpus();
     let mut apps = apps(&corpus);
@@ -367,7 +388,12 @@ async fn run_app(
     if let Some(first) = first {
         attempt(tool, app, first).await.unwrap();
     }
-    let run = task(tool, app, url).await;
+    let patience = if BROKEN.contains(&app) {
+        BROKEN_LOOK_AGAIN
+    } else {
+        LOOK_AGAIN
+    };
+    let run = task(tool, app, url, patience).await;
     let outcome = match &run.failed {
         None => "pass".to_string(),
         Some((step, why)) => format!("FAIL at {step}: {why}"),
@@ -381,10 +407,9 @@ async fn run_app(
     run
 }
 
-/// No listing failed, every todo shown had its checkbox named by it, and at least the floor
-/// of apps passed.
+/// No listing failed, every todo shown had its checkbox named by it, and every app not
+/// [`BROKEN`] passed.
 fn check(runs: &[(String, Run)]) {
-    let passed = runs.iter().filter(|(_, run)| run.failed.is_none()).count();
     let listing_failures: Vec<_> = runs
         .iter()
         .filter_map(|(app, run)| Some((app, run.listing_failed.as_ref()?)))
@@ -402,10 +427,12 @@ fn check(runs: &[(String, Run)]) {
         unnamed.is_empty(),
         "the todo's checkbox is not listed by its text on {unnamed:?}"
     );
-    assert!(
-        passed >= PASS_FLOOR,
-        "only {passed} apps pass, fewer than the {PASS_FLOOR} that did"
-    );
+    let failed: Vec<_> = runs
+        .iter()
+        .filter(|(app, _)| !BROKEN.contains(&app.as_str()))
+        .filter_map(|(app, run)| Some((app, run.failed.as_ref()?)))
+        .collect();
+    assert!(failed.is_empty(), "apps that passed fail now: {failed:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
