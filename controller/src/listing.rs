@@ -152,6 +152,8 @@ pub struct Found {
     pub options: Vec<String>,
     /// …of how many.
     pub option_count: u32,
+    /// A dropdown the page draws itself: listed as a select, but no `<select>`.
+    pub drawn: bool,
 }
 
 /// Where element `n` of a listing is now, or why it cannot be pressed.
@@ -231,6 +233,7 @@ pub fn parse_resolved(value: Value) -> Result<Resolved, String> {
             .get("optionCount")
             .and_then(Value::as_u64)
             .unwrap_or(0) as u32,
+        drawn: object.get("drawn").and_then(Value::as_bool) == Some(true),
     }))
 }
 
@@ -400,13 +403,17 @@ mod tests {
                 label: "Save".into(),
                 kind: "button".into(),
                 options: vec![],
-                option_count: 0
+                option_count: 0,
+                drawn: false,
             })
         );
         let value = json!({"x": 1, "y": 2, "label": "Size", "kind": "select",
             "url": "https://x/", "options": ["S", "M"], "optionCount": 2});
         assert!(matches!(parse_resolved(value).unwrap(),
-            Resolved::At(found) if found.options == ["S", "M"]));
+            Resolved::At(found) if found.options == ["S", "M"] && !found.drawn));
+        let value = json!({"x": 1, "y": 2, "label": "Shop", "kind": "select",
+            "url": "https://x/", "options": [], "optionCount": 0, "drawn": true});
+        assert!(matches!(parse_resolved(value).unwrap(), Resolved::At(found) if found.drawn));
     }
 
     #[test]

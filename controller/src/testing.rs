@@ -183,6 +183,8 @@ struct PageState {
     elements: Vec<ListedElement>,
     /// The listing id the page was last listed with (what `RESOLVE_JS` checks).
     listed: Option<String>,
+    /// Its selects are dropdowns it draws itself, not `<select>`s.
+    draws_selects: bool,
 }
 
 impl FakePage {
@@ -191,6 +193,11 @@ impl FakePage {
         let page = Self::default();
         page.set(url, title, elements);
         page
+    }
+
+    /// Its selects become dropdowns it draws itself (Quasar's, MUI's), not `<select>`s.
+    pub fn draw_selects(&self) {
+        self.0.lock().unwrap().draws_selects = true;
     }
 
     /// Becomes another page (a navigation: earlier listings are stale).
@@ -233,13 +240,17 @@ impl FakePage {
                 match state.elements.iter().find(|e| u64::from(e.n) == n) {
                     // Element n sits at (10n, 20n): a tap's coordinates say which it was.
                     // A select names two sizes of its three (as if the rest were past the
-                    // page's cap).
-                    Some(e) => json!({
-                        "x": 10.0 * n as f64, "y": 20.0 * n as f64,
-                        "label": e.label, "kind": e.kind, "url": state.url,
-                        "options": if e.kind == "select" { json!(["Small", "Large"]) } else { json!([]) },
-                        "optionCount": if e.kind == "select" { 3 } else { 0 },
-                    }),
+                    // page's cap); one the page draws names none.
+                    Some(e) => {
+                        let native = e.kind == "select" && !state.draws_selects;
+                        json!({
+                            "x": 10.0 * n as f64, "y": 20.0 * n as f64,
+                            "label": e.label, "kind": e.kind, "url": state.url,
+                            "options": if native { json!(["Small", "Large"]) } else { json!([]) },
+                            "optionCount": if native { 3 } else { 0 },
+                            "drawn": e.kind == "select" && state.draws_selects,
+                        })
+                    }
                     None => json!({"error": "missing", "count": state.elements.len()}),
                 }
             }

@@ -88,7 +88,9 @@
       return role === 'textbox' && el.getAttribute('aria-multiline') === 'true' ? 'textarea' : ROLE_KINDS.get(role);
     }
     if ((tag === 'a' || tag === 'area') && el.hasAttribute('href')) return 'link';
-    if (tag === 'button') return 'button';
+    // A button that opens a list box to choose from (Dash's dropdown, Headless UI's Listbox)
+    // is a dropdown the page draws, as a role=combobox is.
+    if (tag === 'button') return el.getAttribute('aria-haspopup') === 'listbox' ? 'select' : 'button';
     if (tag === 'summary') return 'summary';
     // Only the editing host: everything inside an editor is editable too.
     if (el.hasAttribute('contenteditable') && el.isContentEditable) {
@@ -439,7 +441,34 @@
     return collapse(spoken) ? spoken : text;
   };
 
+  // A dropdown the page draws as a button or a box (MUI's, Radix's, Dash's) shows its value as
+  // its text, which ARIA often makes part of its name too (aria-labelledby = the label and
+  // the value): named by its label alone, its text being its value.
+  const drawnSelectName = (el) => {
+    const value = collapse(contentText(el));
+    const labels = el.labels && el.labels.length ? itemsOf(el.labels)
+      : (el.id ? itemsOf(allIn(el.getRootNode(), 'label')).filter((label) => label.htmlFor === el.id) : []);
+    const sources = [
+      () => el.getAttribute('aria-label'),
+      () => labels.map((label) => label.innerText).join(' '),
+      () => {
+        const ids = (el.getAttribute('aria-labelledby') || '').trim().split(/\s+/);
+        const named = ids.map((id) => collapse(textOfIds(el, id))).filter((t) => t && t !== value);
+        return named.join(' ');
+      },
+      () => contextOf(el),
+    ];
+    for (const source of sources) {
+      let text = '';
+      try { text = collapse(source()); } catch (_) { /* the next source */ }
+      if (text) return cut(text, LABEL_LIMIT);
+    }
+    return '';
+  };
+  const isDrawnSelect = (el, kind) => kind === 'select' && !['input', 'select'].includes(el.localName);
+
   const labelOf = (el, kind) => {
+    if (isDrawnSelect(el, kind)) return drawnSelectName(el);
     const isField = ['input', 'select', 'textarea'].includes(el.localName);
     const editor = editors.get(el);
     // An editor's hidden field speaks the cursor's place to screen readers ("Cursor at row
@@ -496,6 +525,9 @@
       parts.push(chosen ? quoted(chosen, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && kind === 'select') {
       parts.push(el.value ? quoted(el.value, VALUE_LIMIT) : '(empty)');
+    } else if (isDrawnSelect(el, kind)) {
+      const shown = collapse(contentText(el));
+      parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && (el.type === 'password' || SECRET_AUTOCOMPLETE.test(el.autocomplete || ''))) {
       // Passwords go to the website, never through the model.
       parts.push(el.value ? '(filled)' : '(empty)');

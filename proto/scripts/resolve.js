@@ -53,5 +53,8 @@
       if (options.length < 30) options.push(option.text.replace(/\s+/g, ' ').trim().slice(0, 60));
     }
   }
-  return { x, y, label, kind, url: location.href, options, optionCount };
+  // A dropdown the page draws (listed as a select, but no <select>): typing chooses in it by
+  // opening it and tapping the option.
+  const drawn = kind === 'select' && field.localName !== 'select';
+  return { x, y, label, kind, url: location.href, options, optionCount, drawn };
 }

@@ -6,6 +6,7 @@ mod back;
 mod click;
 mod close;
 pub mod downloads;
+mod drawn_dropdown;
 mod extract;
 mod fetch;
 pub mod hand_over;

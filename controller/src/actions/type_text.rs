@@ -5,7 +5,7 @@
 
 use nanomuse_proto::{ActReply, TypeAction, TypeRequest};
 
-use super::{Ctx, quoted};
+use super::{Ctx, drawn_dropdown, quoted};
 use crate::error::{ControllerError, Result};
 use crate::listing::{ListedElement, Listing};
 
@@ -24,7 +24,14 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
     if let Some(listing) = &listing {
         refuse_what_takes_no_text(listing, action.n)?;
     }
-    let label = ctx.element(action.n, true).await?.label;
+    let found = ctx.element(action.n, true).await?;
+    if found.drawn {
+        // Opened by a tap: looked up again as a finger presses it (nothing lying over it).
+        let dropdown = ctx.element(action.n, false).await?;
+        return drawn_dropdown::choose(ctx, action.n, dropdown, &action.text, listing.as_ref())
+            .await;
+    }
+    let label = found.label;
     ctx.op(TypeRequest {
         session: ctx.session(),
         text: action.text.clone(),

@@ -265,6 +265,122 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn type_into_a_dropdown_the_page_draws_opens_it_and_clicks_the_option_named() {
+    // Quasar's and MUI's kind of dropdown, each opening a menu at the end of the page, beside
+    // a list box always shown whose options share names with theirs.
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(
+        &mut tool,
+        "d",
+        format!("http://{site}/fixtures/dropdowns.html"),
+    )
+    .await;
+    // Each listed as what it is, with the value it shows, named by its label alone.
+    for line in [
+        "select \"Shop\" = \"Grocer\" (collapsed)",
+        "select \"City\" = \"Berlin\" (collapsed)",
+        "select \"From\" = \"Lisbon\" (collapsed)",
+    ] {
+        assert!(page.text.contains(line), "{line}: {}", page.text);
+    }
+    let shop = element(&page, "Shop");
+    let city = element(&page, "City");
+    let from = element(&page, "From");
+    // The page's line that says what each holds.
+    let out = |reply: &ActReply| {
+        let line = reply.text.lines().find(|l| l.contains("shop:"));
+        line.unwrap_or_default().trim().to_string()
+    };
+    let menu_listed = |reply: &ActReply| {
+        reply
+            .elements
+            .iter()
+            .any(|e| e.kind == "option" && e.label == "Grocer")
+    };
+
+    let chosen = type_into(&mut tool, "d", shop, "bakery").await;
+    assert!(
+        chosen.text.starts_with(
+            "Chose the option of 'Shop' the text names (a dropdown the page draws: opened, then \
+             its option 'Bakery' clicked)."
+        ),
+        "{}",
+        chosen.text
+    );
+    assert!(
+        chosen.text.contains("select \"Shop\" = \"Bakery\""),
+        "{}",
+        chosen.text
+    );
+    assert!(!menu_listed(&chosen), "the menu closed: {}", chosen.text);
+    // The list box beside it has an "Oslo" too: the one the opening listed is chosen.
+    type_into(&mut tool, "d", city, "OSLO").await;
+    let porto = type_into(&mut tool, "d", from, "porto").await;
+    assert!(
+        porto
+            .text
+            .contains("select \"From\" = \"Porto\" (collapsed)"),
+        "{}",
+        porto.text
+    );
+    assert_eq!(
+        out(&extract(&mut tool, "d").await),
+        "shop:Bakery city:Oslo from:Porto"
+    );
+    // The one name that starts with the text, then the one that holds it.
+    type_into(&mut tool, "d", shop, "mark").await;
+    assert_eq!(
+        out(&extract(&mut tool, "d").await),
+        "shop:Market city:Oslo from:Porto"
+    );
+    type_into(&mut tool, "d", shop, "fish").await;
+    assert_eq!(
+        out(&extract(&mut tool, "d").await),
+        "shop:Fish market city:Oslo from:Porto"
+    );
+
+    // Text that names no option, or two: nothing chosen, the menu closed again, the options
+    // named.
+    for (typed, says) in [
+        (
+            "Butcher",
+            "no option matches the text; the options: \"Grocer\", \"Bakery\", \"Market\", \
+             \"Fish market\"",
+        ),
+        (
+            "ket",
+            "the text matches 2 options: \"Market\", \"Fish market\"; type one of them whole",
+        ),
+    ] {
+        let refused = tool
+            .act(act(
+                "d",
+                Action::Type(TypeAction {
+                    n: shop,
+                    text: typed.into(),
+                }),
+            ))
+            .await
+            .expect_err(typed);
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{typed}");
+        assert!(
+            refused.message().starts_with(says),
+            "{typed}: {}",
+            refused.message()
+        );
+        let now = acted(&mut tool, act("d", Action::Screenshot(ScreenshotAction {}))).await;
+        assert!(!menu_listed(&now), "{typed}: {}", now.text);
+        assert_eq!(
+            out(&extract(&mut tool, "d").await),
+            "shop:Fish market city:Oslo from:Porto"
+        );
+    }
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_code_editor_is_listed_with_its_text_and_typing_replaces_that_text() {
     // CodeMirror 5 and Ace, the real ones: each draws its text itself and takes the keyboard
     // through a <textarea> no one sees, whose value is never the editor's text. Beside them a

@@ -168,7 +168,8 @@ async fn resolves_numbers_to_points_and_refuses_what_is_gone() {
             label: "Save now".into(),
             kind: "button".into(),
             options: vec![],
-            option_count: 0
+            option_count: 0,
+            drawn: false,
         })
     );
     assert_eq!(
@@ -381,6 +382,8 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
             element(14, "select", "Shop", "", "= \"Grocer\""),
         ]
     );
+    // …which typing chooses in by opening it (see the controller's drawn_dropdown).
+    assert!(matches!(resolve(b, "p", "odd", 14, false, false).await, Resolved::At(f) if f.drawn));
 
     // The transparent checkbox is pressed where it lies, over its drawn box.
     let (x, y, _) = point(resolve(b, "p", "odd", 5, true, false).await);

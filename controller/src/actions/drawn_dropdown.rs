@@ -1,0 +1,325 @@
+//! `type n OPTION` into a dropdown the page draws itself (Quasar's and MUI's selects, Radix's,
+//! anything listed `select` that is not a `<select>`): such a dropdown takes no typing, so the
+//! option is chosen as a person would — it is opened with a tap (unless the listing showed it
+//! open), and its option is tapped. The option the text names is found among the options the
+//! opening listed (elements the listing before did not have), by the rules a `<select>` is
+//! typed into with (fill_focused.js): the whole label in any case and spacing, else the one
+//! label that starts with the text, else the one that holds it. Text that names none, or
+//! several, chooses nothing: a dropdown this action opened is closed again (Escape), and the
+//! error names the options.
+
+use std::collections::HashSet;
+
+use nanomuse_proto::{ActReply, KeyRequest, TapRequest};
+use serde_json::Value;
+
+use super::{Ctx, quoted};
+use crate::error::{ControllerError, Result};
+use crate::listing::{Found, ListedElement, Listing};
+
+/// How many options an error names.
+const OPTIONS_NAMED: usize = 30;
+
+/// Keeps the elements the last listing found, to tell the options an opening lists from
+/// options the page showed already (a list box beside the dropdown, with the same names).
+const KEEP_LISTED: &str = "() => { const l = window.__nanomuseListing; \
+    window.__nanomuseListedBefore = l ? l.elements : []; return null; }";
+
+/// The numbers of the last listing's elements that the one kept by [`KEEP_LISTED`] did not
+/// have.
+const NEWLY_LISTED: &str = "() => { const before = new Set(window.__nanomuseListedBefore || []); \
+    delete window.__nanomuseListedBefore; const l = window.__nanomuseListing; \
+    return l ? l.elements.map((el, i) => before.has(el) ? 0 : i + 1).filter((n) => n > 0) : []; }";
+
+pub async fn choose(
+    ctx: &mut Ctx<'_>,
+    n: i64,
+    dropdown: Found,
+    text: &str,
+    before: Option<&Listing>,
+) -> Result<ActReply> {
+    let shown_before = before.and_then(|l| l.elements.iter().find(|e| i64::from(e.n) == n));
+    let open_already = shown_before.is_some_and(|e| e.state.contains("(expanded)"));
+    if !open_already {
+        ctx.evaluate(KEEP_LISTED, Value::Null).await?;
+        ctx.op(TapRequest {
+            session: ctx.session(),
+            x: dropdown.x,
+            y: dropdown.y,
+        })
+        .await?;
+        ctx.settle(ctx.settle_ms).await?;
+    }
+    let listing = ctx.list().await?;
+    let new: HashSet<u64> = if open_already {
+        HashSet::new()
+    } else {
+        serde_json::from_value(ctx.evaluate(NEWLY_LISTED, Value::Null).await?).unwrap_or_default()
+    };
+    let opened: Vec<&ListedElement> = options(&listing)
+        .filter(|e| new.contains(&u64::from(e.n)))
+        .collect();
+    // Open before, or opened in place of nodes the page had (a framework that draws it all
+    // anew): every option in view.
+    let offered: Vec<&ListedElement> = if opened.is_empty() {
+        options(&listing).collect()
+    } else {
+        opened
+    };
+    let name = quoted(&dropdown.label);
+    let option = match pick(&offered, text) {
+        Ok(option) => option.n,
+        Err(why) if open_already => {
+            return Err(ControllerError::InvalidArgument(format!(
+                "{why} (the dropdown [{n}] {name}, which the page draws; nothing was chosen)"
+            )));
+        }
+        Err(why) => {
+            ctx.op(KeyRequest {
+                session: ctx.session(),
+                key: "Escape".into(),
+            })
+            .await?;
+            ctx.settle(ctx.settle_ms).await?;
+            // The numbers of the page as it is again: the model's next action uses them.
+            ctx.list().await?;
+            return Err(ControllerError::InvalidArgument(format!(
+                "{why} (the dropdown [{n}] {name}, which the page draws: it was opened to look \
+                 and closed again, and nothing was chosen)"
+            )));
+        }
+    };
+    let found = ctx.element(option.into(), false).await?;
+    ctx.op(TapRequest {
+        session: ctx.session(),
+        x: found.x,
+        y: found.y,
+    })
+    .await?;
+    ctx.after_change(
+        format!("Chose in {name}"),
+        format!(
+            "Chose the option of {name} the text names (a dropdown the page draws: opened, then \
+             its option {} clicked).",
+            quoted(&found.label)
+        ),
+    )
+    .await
+}
+
+fn options(listing: &Listing) -> impl Iterator<Item = &ListedElement> {
+    listing.elements.iter().filter(|e| e.kind == "option")
+}
+
+/// The option `text` names, or why none is chosen.
+fn pick<'a>(
+    offered: &[&'a ListedElement],
+    text: &str,
+) -> std::result::Result<&'a ListedElement, String> {
+    if offered.is_empty() {
+        return Err("opening the dropdown listed no option to choose".into());
+    }
+    let squeeze = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let wanted = squeeze(text);
+    let names: Vec<String> = offered.iter().map(|e| squeeze(&e.label)).collect();
+    let named = |matches: &dyn Fn(&str) -> bool| -> Vec<usize> {
+        (0..names.len()).filter(|&i| matches(&names[i])).collect()
+    };
+    let whole = named(&|name| name == wanted);
+    if let Some(&first) = whole.first() {
+        // The same whole name twice is one choice for the reader: the first is taken.
+        return Ok(offered[first]);
+    }
+    if !wanted.is_empty() {
+        for matches in [
+            named(&|name| name.starts_with(&wanted)),
+            named(&|name| name.contains(&wanted)),
+        ] {
+            match matches.as_slice() {
+                [] => continue,
+                [one] => return Ok(offered[*one]),
+                several => {
+                    let which: Vec<&ListedElement> = several.iter().map(|&i| offered[i]).collect();
+                    return Err(format!(
+                        "the text matches {} options: {}; type one of them whole",
+                        several.len(),
+                        listed(&which)
+                    ));
+                }
+            }
+        }
+    }
+    Err(format!(
+        "no option matches the text; the options: {}",
+        listed(offered)
+    ))
+}
+
+fn listed(options: &[&ListedElement]) -> String {
+    let mut names: Vec<String> = options
+        .iter()
+        .take(OPTIONS_NAMED)
+        .map(|e| format!("{:?}", e.label))
+        .collect();
+    if options.len() > OPTIONS_NAMED {
+        names.push(format!("and {} more", options.len() - OPTIONS_NAMED));
+    }
+    names.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use nanomuse_proto::act_request::Action;
+    use nanomuse_proto::{KeyReply, TapReply, TypeAction};
+
+    use super::*;
+    use crate::testing::*;
+
+    const CLOSED: &[(&str, &str)] = &[("input", "Item"), ("select", "Shop"), ("button", "Add")];
+    const OPEN: &[(&str, &str)] = &[
+        ("input", "Item"),
+        ("select", "Shop"),
+        ("button", "Add"),
+        ("option", "Grocer"),
+        ("option", "Bakery"),
+        ("option", "Market"),
+    ];
+    const URL: &str = "https://list.example/";
+
+    fn type_into(n: i64, text: &str) -> Action {
+        Action::Type(TypeAction {
+            n,
+            text: text.into(),
+        })
+    }
+
+    /// A shopping list whose Shop dropdown the page draws: a tap on it (at element 2's point)
+    /// lists its options, a tap on an option or Escape closes it.
+    async fn shop() -> Harness {
+        let page = FakePage::new(URL, "List", CLOSED);
+        page.draw_selects();
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let tapped = page.clone();
+        h.backend.on::<TapRequest>(move |tap| {
+            let opens = (tap.x, tap.y) == (20.0, 40.0);
+            tapped.set(URL, "List", if opens { OPEN } else { CLOSED });
+            Ok(TapReply {})
+        });
+        let escaped = page.clone();
+        h.backend.on::<KeyRequest>(move |_| {
+            escaped.set(URL, "List", CLOSED);
+            Ok(KeyReply {})
+        });
+        h
+    }
+
+    #[tokio::test]
+    async fn typing_into_a_dropdown_the_page_draws_opens_it_and_taps_the_option_named() {
+        let h = shop().await;
+        let (reply, frame) = h.ok(type_into(2, "  bakery ")).await;
+        assert_eq!(
+            h.backend.ops(),
+            [
+                "evaluate", "evaluate", "evaluate", "tap", "settle", "evaluate", "evaluate",
+                "evaluate", "tap", "settle", "evaluate"
+            ],
+            "resolve (focus), resolve (tap), keep the listed, open, list, the newly listed, \
+             resolve the option, tap it, list"
+        );
+        let taps: Vec<(f64, f64)> = h
+            .backend
+            .requests::<TapRequest>()
+            .iter()
+            .map(|t| (t.x, t.y))
+            .collect();
+        assert_eq!(taps, [(20.0, 40.0), (50.0, 100.0)], "Shop, then Bakery");
+        assert!(
+            reply.text.starts_with(
+                "Chose the option of 'Shop' the text names (a dropdown the page draws: opened, \
+                 then its option 'Bakery' clicked).\n"
+            ),
+            "{}",
+            reply.text
+        );
+        assert_eq!(frame.unwrap().caption, "Chose in 'Shop'");
+    }
+
+    #[tokio::test]
+    async fn text_naming_no_option_closes_the_dropdown_and_names_the_options() {
+        let h = shop().await;
+        let (result, frame) = h.act(type_into(2, "Butcher")).await;
+        let error = result.unwrap_err();
+        assert!(matches!(error, ControllerError::InvalidArgument(_)));
+        assert_eq!(
+            error.to_string(),
+            "no option matches the text; the options: \"Grocer\", \"Bakery\", \"Market\" (the \
+             dropdown [2] 'Shop', which the page draws: it was opened to look and closed again, \
+             and nothing was chosen)"
+        );
+        assert!(frame.is_none());
+        assert_eq!(
+            h.backend.requests::<TapRequest>().len(),
+            1,
+            "only the opening"
+        );
+        assert_eq!(h.backend.requests::<KeyRequest>()[0].key, "Escape");
+        // The stored numbers are those of the page closed again.
+        let after = h.ok(type_into(1, "bread")).await.0;
+        assert!(after.text.contains("[3] button \"Add\""), "{}", after.text);
+    }
+
+    fn offered(labels: &[&str]) -> Vec<ListedElement> {
+        labels
+            .iter()
+            .zip(1..)
+            .map(|(label, n)| ListedElement {
+                n,
+                label: label.to_string(),
+                kind: "option".into(),
+                href: String::new(),
+                state: String::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_text_names_an_option_whole_else_by_its_one_start_else_by_its_one_part() {
+        let options = offered(&["Bakery", "Bakery outlet", "Fish market", "Market"]);
+        let options: Vec<&ListedElement> = options.iter().collect();
+        let chosen = |text| pick(&options, text).map(|e| e.label.as_str());
+        assert_eq!(chosen("BAKERY"), Ok("Bakery"), "whole, before starts");
+        assert_eq!(chosen("fish"), Ok("Fish market"));
+        assert_eq!(chosen("outlet"), Ok("Bakery outlet"));
+        assert_eq!(
+            chosen("bak"),
+            Err(
+                "the text matches 2 options: \"Bakery\", \"Bakery outlet\"; type one of them \
+                 whole"
+                    .into()
+            )
+        );
+        assert_eq!(
+            chosen("ket"),
+            Err(
+                "the text matches 2 options: \"Fish market\", \"Market\"; type one of them whole"
+                    .into()
+            )
+        );
+        assert_eq!(
+            chosen("mark"),
+            Ok("Market"),
+            "the one that starts with it, before those that hold it"
+        );
+        assert!(chosen("").is_err());
+        assert_eq!(
+            pick(&[], "x").unwrap_err(),
+            "opening the dropdown listed no option to choose"
+        );
+    }
+}
