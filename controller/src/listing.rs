@@ -174,6 +174,11 @@ pub enum Resolved {
     Covered {
         by: String,
     },
+    /// Focused to be typed into, it did not take the focus: `by` holds it (an open menu, a
+    /// dialog), said in a few words, or nothing does (it takes no focus).
+    Unfocused {
+        by: String,
+    },
 }
 
 /// From RESOLVE_JS's JSON value.
@@ -181,6 +186,13 @@ pub fn parse_resolved(value: Value) -> Result<Resolved, String> {
     let object = value
         .as_object()
         .ok_or_else(|| format!("the element lookup returned {value} instead of an object"))?;
+    let by = || {
+        object
+            .get("by")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
     if let Some(error) = object.get("error") {
         return match error.as_str() {
             Some("stale") => Ok(Resolved::Stale),
@@ -194,13 +206,8 @@ pub fn parse_resolved(value: Value) -> Result<Resolved, String> {
             }
             Some("detached") => Ok(Resolved::Detached),
             Some("hidden") => Ok(Resolved::Hidden),
-            Some("covered") => Ok(Resolved::Covered {
-                by: object
-                    .get("by")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-            }),
+            Some("covered") => Ok(Resolved::Covered { by: by() }),
+            Some("unfocused") => Ok(Resolved::Unfocused { by: by() }),
             _ => Err(format!("the element lookup failed: {error}")),
         };
     }
@@ -414,6 +421,13 @@ mod tests {
         let value = json!({"x": 1, "y": 2, "label": "Shop", "kind": "select",
             "url": "https://x/", "options": [], "optionCount": 0, "drawn": true});
         assert!(matches!(parse_resolved(value).unwrap(), Resolved::At(found) if found.drawn));
+        let value = json!({"error": "unfocused", "by": "Ten Twenty"});
+        assert_eq!(
+            parse_resolved(value).unwrap(),
+            Resolved::Unfocused {
+                by: "Ten Twenty".into()
+            }
+        );
     }
 
     #[test]

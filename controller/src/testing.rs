@@ -200,6 +200,14 @@ impl FakePage {
         self.0.lock().unwrap().draws_selects = true;
     }
 
+    /// Element `n` is listed with `state` from now on (`(expanded)`, say).
+    pub fn mark(&self, n: u32, state: &str) {
+        let mut page = self.0.lock().unwrap();
+        if let Some(element) = page.elements.iter_mut().find(|e| e.n == n) {
+            element.state = state.into();
+        }
+    }
+
     /// Becomes another page (a navigation: earlier listings are stale).
     pub fn set(&self, url: &str, title: &str, elements: &[(&str, &str)]) {
         let mut state = self.0.lock().unwrap();

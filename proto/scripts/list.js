@@ -54,7 +54,9 @@
   const SECRET_AUTOCOMPLETE = /\b(current-password|new-password|one-time-code)\b/i;
 
   // Page text can hold lone UTF-16 surrogates, which are not valid JSON for the controller.
-  const collapse = (text) => String(text || '').replace(/\p{Cs}/gu, '\uFFFD').replace(/\s+/g, ' ').trim();
+  // Zero-width spaces are no words: MUI's empty select shows one to keep its height.
+  const collapse = (text) => String(text || '').replace(/\p{Cs}/gu, '\uFFFD').replace(/[\u200B\u2060\uFEFF]/g, '')
+    .replace(/\s+/g, ' ').trim();
   const cut = (text, limit) => {
     if (text.length <= limit) return text;
     // Cut by code points so an emoji is never split in half.
@@ -642,6 +644,8 @@
       // For fill_focused.js: the editor a focused field types into, if it is one's.
       editorOf: (field) => readable(() => editorOf(field)),
       details: elements.map(({ label, kind }) => ({ label, kind })),
+      // For resolve.js: what holds the focus a field was refused, in words.
+      describe: (el) => readable(() => describe(el)),
       // For resolve.js: what lies over an element where it is about to be tapped, in words.
       coveredBy: (target, x, y) => readable(() => {
         const cover = coverAt(target, x, y);

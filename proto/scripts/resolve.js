@@ -12,9 +12,31 @@
     if (!w.frameElement || !w.frameElement.isConnected) return { error: 'detached' };
   }
   if (args.scroll) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-  if (args.focus) (listing.fields ? listing.fields[args.n - 1] : el).focus({ preventScroll: true });
+  const field = (listing.fields && listing.fields[args.n - 1]) || el;
+  // A dropdown the page draws (listed as a select, but no <select>): typing chooses in it by
+  // opening it and tapping the option.
+  const drawn = kind === 'select' && field.localName !== 'select';
+  let unfocused = null;
+  if (args.focus) {
+    const root = field.getRootNode();
+    const before = root.activeElement;
+    field.focus({ preventScroll: true });
+    // What is typed goes where the focus is: a field that did not take it (an open menu or a
+    // dialog keeps it, or it takes none) must not send the text to another — unless the page
+    // handed the focus on to a field of its own as it took it (a box drawn for a hidden input).
+    // A dropdown the page draws is chosen in by taps, not typed into.
+    const holder = root.activeElement;
+    const handedOn = holder && holder !== before
+      && (holder.isContentEditable || ['input', 'textarea'].includes(holder.localName));
+    if (!drawn && holder !== field && !(holder && field.contains(holder)) && !handedOn) {
+      const page = field.ownerDocument;
+      const away = holder && holder !== page.body && holder !== page.documentElement;
+      unfocused = { error: 'unfocused', by: away && listing.describe ? listing.describe(holder) : '' };
+    }
+  }
   const rect = el.getBoundingClientRect();
   if (rect.width === 0 || rect.height === 0) return { error: 'hidden' };
+  if (unfocused) return unfocused;
   // The part of the element each enclosing viewport shows, carried up to the top page.
   let box = { left: rect.left, top: rect.top, right: rect.right, bottom: rect.bottom };
   for (; view !== window; view = view.parent) {
@@ -42,7 +64,6 @@
   if (cover) return { error: 'covered', by: cover };
   // A select's choices (as `type` matches them): a tap opens no list a picture shows, so the
   // reply names them.
-  const field = (listing.fields && listing.fields[args.n - 1]) || el;
   const options = [];
   let optionCount = 0;
   if (field.localName === 'select' && !field.multiple && field.size <= 1) {
@@ -53,8 +74,5 @@
       if (options.length < 30) options.push(option.text.replace(/\s+/g, ' ').trim().slice(0, 60));
     }
   }
-  // A dropdown the page draws (listed as a select, but no <select>): typing chooses in it by
-  // opening it and tapping the option.
-  const drawn = kind === 'select' && field.localName !== 'select';
   return { x, y, label, kind, url: location.href, options, optionCount, drawn };
 }

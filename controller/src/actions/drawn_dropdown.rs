@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::{Ctx, quoted};
 use crate::error::{ControllerError, Result};
-use crate::listing::{Found, ListedElement, Listing};
+use crate::listing::{ListedElement, Listing};
 
 /// How many options an error names.
 const OPTIONS_NAMED: usize = 30;
@@ -31,16 +31,20 @@ const NEWLY_LISTED: &str = "() => { const before = new Set(window.__nanomuseList
     delete window.__nanomuseListedBefore; const l = window.__nanomuseListing; \
     return l ? l.elements.map((el, i) => before.has(el) ? 0 : i + 1).filter((n) => n > 0) : []; }";
 
+/// Chooses the option `text` names in dropdown `n` of the `before` listing, named `label`.
 pub async fn choose(
     ctx: &mut Ctx<'_>,
     n: i64,
-    dropdown: Found,
+    label: &str,
     text: &str,
     before: Option<&Listing>,
 ) -> Result<ActReply> {
     let shown_before = before.and_then(|l| l.elements.iter().find(|e| i64::from(e.n) == n));
+    // Open, it may lie under the page's backdrop for its menu (MUI's): no tap on it then.
     let open_already = shown_before.is_some_and(|e| e.state.contains("(expanded)"));
     if !open_already {
+        // Looked up as a finger presses it: nothing may lie over it.
+        let dropdown = ctx.element(n, false).await?;
         ctx.evaluate(KEEP_LISTED, Value::Null).await?;
         ctx.op(TapRequest {
             session: ctx.session(),
@@ -66,7 +70,7 @@ pub async fn choose(
     } else {
         opened
     };
-    let name = quoted(&dropdown.label);
+    let name = quoted(label);
     let option = match pick(&offered, text) {
         Ok(option) => option.n,
         Err(why) if open_already => {
@@ -272,6 +276,40 @@ mod tests {
         // The stored numbers are those of the page closed again.
         let after = h.ok(type_into(1, "bread")).await.0;
         assert!(after.text.contains("[3] button \"Add\""), "{}", after.text);
+    }
+
+    #[tokio::test]
+    async fn a_dropdown_listed_open_is_not_tapped_again_only_its_option() {
+        let page = FakePage::new(URL, "List", OPEN);
+        page.draw_selects();
+        page.mark(2, "= \"Grocer\" (expanded)");
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let tapped = page.clone();
+        h.backend.on::<TapRequest>(move |_| {
+            tapped.set(URL, "List", CLOSED);
+            Ok(TapReply {})
+        });
+        let (reply, _) = h.ok(type_into(2, "market")).await;
+        let taps: Vec<(f64, f64)> = h
+            .backend
+            .requests::<TapRequest>()
+            .iter()
+            .map(|t| (t.x, t.y))
+            .collect();
+        assert_eq!(taps, [(60.0, 120.0)], "Market only");
+        assert_eq!(
+            h.backend.ops(),
+            [
+                "evaluate", "evaluate", "evaluate", "tap", "settle", "evaluate"
+            ],
+            "resolve (focus), list, resolve the option, tap it, list"
+        );
+        assert!(
+            reply.text.contains("its option 'Market' clicked"),
+            "{}",
+            reply.text
+        );
     }
 
     fn offered(labels: &[&str]) -> Vec<ListedElement> {

@@ -26,9 +26,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
     }
     let found = ctx.element(action.n, true).await?;
     if found.drawn {
-        // Opened by a tap: looked up again as a finger presses it (nothing lying over it).
-        let dropdown = ctx.element(action.n, false).await?;
-        return drawn_dropdown::choose(ctx, action.n, dropdown, &action.text, listing.as_ref())
+        return drawn_dropdown::choose(ctx, action.n, &found.label, &action.text, listing.as_ref())
             .await;
     }
     let label = found.label;

@@ -261,7 +261,7 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
             description: "Fill field n of the last listing with text, with the page's own \
                 input events (React, Vue and plain forms alike); what it held is replaced, \
                 a code editor's text too. \
-                A select takes the option its text names. \
+                A select, a dropdown the page draws too, takes the option its text names. \
                 Press Enter with browser_key to submit. The reply lists the page again. \
                 Passwords are listed only as (filled).",
             read_only: false,

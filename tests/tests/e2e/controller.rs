@@ -377,6 +377,49 @@ async fn type_into_a_dropdown_the_page_draws_opens_it_and_clicks_the_option_name
             "shop:Fish market city:Oslo from:Porto"
         );
     }
+
+    // An open menu keeps the focus: typing into a field meanwhile is refused, saying what holds
+    // it, rather than typed into the menu; the open dropdown is chosen in without a tap on it.
+    let opened = click(&mut tool, "d", city).await;
+    assert!(
+        opened
+            .text
+            .contains("select \"City\" = \"Oslo\" (expanded)"),
+        "{}",
+        opened.text
+    );
+    let note = element(&opened, "Note");
+    let refused = tool
+        .act(act(
+            "d",
+            Action::Type(TypeAction {
+                n: note,
+                text: "hello".into(),
+            }),
+        ))
+        .await
+        .expect_err("the menu keeps the focus");
+    assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+    assert_eq!(
+        refused.message(),
+        format!(
+            "element {note} ('Note') cannot take the focus: the page keeps it on 'Berlin Lisbon \
+             Oslo' (an open menu or dialog: key Escape closes most, or answer it); nothing was \
+             typed"
+        )
+    );
+    let city = element(&opened, "City");
+    let chosen = type_into(&mut tool, "d", city, "lisbon").await;
+    let typed = type_into(&mut tool, "d", element(&chosen, "Note"), "hello").await;
+    assert!(
+        typed.text.contains("input \"Note\" = \"hello\""),
+        "{}",
+        typed.text
+    );
+    assert_eq!(
+        out(&extract(&mut tool, "d").await),
+        "shop:Fish market city:Lisbon from:Porto"
+    );
     fleet.stop().await;
 }
 
