@@ -541,6 +541,14 @@
       parts.push(value ? quoted(value, VALUE_LIMIT) : '(empty)');
     }
     if (el.getAttribute('aria-selected') === 'true') parts.push('(selected)');
+    // A toggle button (bold, a view's filter) says whether it is on; a link, whether it is the
+    // page (or step) the site is on.
+    const pressed = el.getAttribute('aria-pressed');
+    if (pressed === 'true' || pressed === 'false' || pressed === 'mixed') {
+      parts.push({ true: '(pressed)', false: '(not pressed)', mixed: '(partly pressed)' }[pressed]);
+    }
+    const current = el.getAttribute('aria-current');
+    if (current && current !== 'false') parts.push('(current)');
     const expanded = el.getAttribute('aria-expanded');
     if (expanded === 'true' || expanded === 'false') {
       parts.push(expanded === 'true' ? '(expanded)' : '(collapsed)');

@@ -201,6 +201,8 @@ const LISTING_ODD: &str = r#"<!doctype html><html><head><title>Odd</title>
 <label class="at" for="shop" style="left:700px;top:600px;width:150px;height:30px"><span>Shop</span>
   <span>Grocer</span><input id="shop" readonly role="combobox" aria-label="Shop" value="Grocer"
   style="position:absolute;left:0;top:0;width:1px;height:1px;opacity:0;border:0;padding:0"></label>
+<button class="at" aria-pressed="true" style="left:700px;top:650px;width:60px;height:30px">Bold</button>
+<a class="at" href="/listing-odd" aria-current="page" style="left:700px;top:700px">Home</a>
 <script>
   document.getElementById('app').onclick = () => {};
   document.getElementById('overlay').onclick = () => {};

@@ -380,6 +380,15 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
             // A dropdown the page draws, its field transparent inside the label it draws
             // (Quasar's): listed where the label is, as what it is.
             element(14, "select", "Shop", "", "= \"Grocer\""),
+            // A toggle says whether it is on, a link whether it is the page the site is on.
+            element(15, "button", "Bold", "", "(pressed)"),
+            element(
+                16,
+                "link",
+                "Home",
+                &format!("http://{site}/listing-odd"),
+                "(current)"
+            ),
         ]
     );
     // …which typing chooses in by opening it (see the controller's drawn_dropdown).
