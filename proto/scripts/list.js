@@ -221,6 +221,13 @@
 
   // Drawn except for its opacity: a styled checkbox laid transparent over what the page draws
   // for it (dijit's), which is where a finger presses.
+  // Drawn nowhere though it has a box: clipped to nothing, as Bootstrap's .btn-check radios
+  // are (placed over the first button of their group, each behind its own <label>).
+  const clippedAway = (el) => {
+    const style = getComputedStyle(el);
+    return (style.clip === 'rect(0px, 0px, 0px, 0px)' && ['absolute', 'fixed'].includes(style.position))
+      || /^inset\((50|100)%/.test(style.clipPath);
+  };
   const transparentOnly = (el) =>
     !!el.checkVisibility && el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
 
@@ -237,7 +244,8 @@
       target = editor;
       rect = editor.getBoundingClientRect();
       editors.set(el, editor);
-    } else if (!hasArea(rect) || !visibleByCss(el)) {
+    } else if (!hasArea(rect) || !visibleByCss(el)
+      || ((TOGGLE_KINDS.has(kind) || kind === 'input:file') && clippedAway(el))) {
       const toggle = TOGGLE_KINDS.has(kind);
       // Styled checkboxes and file pickers hide the real input and draw its <label>, which is
       // what a finger presses; pressing it toggles the input, or opens its file chooser. A

@@ -203,6 +203,14 @@ const LISTING_ODD: &str = r#"<!doctype html><html><head><title>Odd</title>
   style="position:absolute;left:0;top:0;width:1px;height:1px;opacity:0;border:0;padding:0"></label>
 <button class="at" aria-pressed="true" style="left:700px;top:650px;width:60px;height:30px">Bold</button>
 <a class="at" href="/listing-odd" aria-current="page" style="left:700px;top:700px">Home</a>
+<div class="at" style="left:700px;top:750px;display:inline-flex">
+  <input type="radio" name="colour" id="red" checked
+    style="position:absolute;clip:rect(0,0,0,0);pointer-events:none">
+  <label for="red" style="display:inline-block;width:60px;height:30px">Red</label>
+  <input type="radio" name="colour" id="blue"
+    style="position:absolute;clip:rect(0,0,0,0);pointer-events:none">
+  <label for="blue" style="display:inline-block;width:60px;height:30px">Blue</label>
+</div>
 <script>
   document.getElementById('app').onclick = () => {};
   document.getElementById('overlay').onclick = () => {};

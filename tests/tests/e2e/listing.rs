@@ -389,6 +389,10 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
                 &format!("http://{site}/listing-odd"),
                 "(current)"
             ),
+            // Radios clipped to nothing, each at the start of its group, behind the <label> that
+            // draws it (Bootstrap's .btn-check): listed, and pressed, where the labels are.
+            element(17, "radio", "Red", "", "(checked)"),
+            element(18, "radio", "Blue", "", "(unchecked)"),
         ]
     );
     // …which typing chooses in by opening it (see the controller's drawn_dropdown).
@@ -405,6 +409,21 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
     .unwrap();
     let (listing, _) = list(b, "p", "after", 50).await;
     assert_eq!(listing.elements[4].state, "(checked)");
+    // Blue is pressed on its own label, not on Red's, over which its radio lies.
+    let (x, y, _) = point(resolve(b, "p", "after", 18, true, false).await);
+    b.tap(TapRequest {
+        session: session("p"),
+        x,
+        y,
+    })
+    .await
+    .unwrap();
+    let (listing, _) = list(b, "p", "blue", 50).await;
+    let states: Vec<&str> = listing.elements[16..18]
+        .iter()
+        .map(|e| e.state.as_str())
+        .collect();
+    assert_eq!(states, ["(unchecked)", "(checked)"]);
 
     // …and so by a finger on a phone profile (touch, not a mouse).
     b.open(open_request("m", true)).await.unwrap();
