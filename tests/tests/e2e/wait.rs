@@ -2,10 +2,10 @@
 //! seconds, then lists what the page drew meanwhile; `wait` alone waits until the page is quiet
 //! — no request in flight and no DOM change for a moment — at most 15 s, saying so when it
 //! never is; `wait --text T` waits until T is on the page, and says so when it does not come.
-//! Every action's settle lets a transition under way end before the page is listed, and waits
-//! for what an app sends over its WebSocket after it (in parts, with pauses between them) and
-//! for an app that builds itself after its load, yet not for a socket that never stops nor a
-//! page that polls.
+//! Every action's settle lets a transition under way end (and the one its end starts) before
+//! the page is listed, and waits for what an app sends over its WebSocket after it (in parts,
+//! with pauses between them) and for an app that builds itself after its load, yet not for a
+//! socket that never stops nor a page that polls.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -61,6 +61,26 @@ const MENU: &str = r#"<!doctype html><title>Menu</title><body>
   menu.addEventListener('animationend', () => menu.remove());
   menu.classList.add('closing');
   document.getElementById('open').textContent = 'Language: French';
+};</script>"#;
+
+/// A dialog over a backdrop that closes as Bootstrap's does: the dialog fades out, and only
+/// when it has does the backdrop start fading out; each is removed once it has faded.
+const DIALOG: &str = r#"<!doctype html><title>Dialog</title><body>
+<style>@keyframes out { to { opacity: 0; } } .closing { animation: out 250ms forwards; }
+#backdrop { position: fixed; inset: 0; background: rgba(0, 0, 0, 0.5); }
+#dialog { position: fixed; top: 40%; left: 40%; background: white; padding: 20px; }</style>
+<button>Behind</button>
+<div id="backdrop"></div>
+<div id="dialog" role="dialog">Sure? <button id="close">Close</button></div>
+<script>document.getElementById('close').onclick = () => {
+  const dialog = document.getElementById('dialog');
+  const backdrop = document.getElementById('backdrop');
+  dialog.addEventListener('animationend', () => {
+    dialog.remove();
+    backdrop.addEventListener('animationend', () => backdrop.remove());
+    backdrop.classList.add('closing');
+  });
+  dialog.classList.add('closing');
 };</script>"#;
 
 /// An app drawn from its WebSocket, as Streamlit's: the page is a shell that asks the server
@@ -175,6 +195,7 @@ async fn pages() -> SocketAddr {
         .route("/polling", get(|| async { Html(POLLING) }))
         .route("/news", get(|| async { "nothing new" }))
         .route("/menu", get(|| async { Html(MENU) }))
+        .route("/dialog", get(|| async { Html(DIALOG) }))
         .route("/late", get(|| async { Html(LATE) }))
         .route("/loading", get(|| async { Html(LOADING) }))
         .route("/clock", get(|| async { Html(CLOCK) }))
@@ -264,6 +285,31 @@ async fn an_actions_listing_comes_after_the_transition_it_started() {
     )
     .await;
     assert_eq!(labels(&reply), ["Language: French"], "{}", reply.text);
+    controller.stop().await;
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn an_actions_listing_comes_after_the_transitions_each_ending_one_starts() {
+    let (controller, worker, _dir, mut tool) = on_page("/dialog").await;
+    let reply = acted(&mut tool, act("waiting", wait(0.0, ""))).await;
+    assert!(
+        reply
+            .text
+            .ends_with("[1] button \"Behind\" (covered)\n[2] button \"Close\""),
+        "{}",
+        reply.text
+    );
+    let reply = acted(
+        &mut tool,
+        act("waiting", Action::Click(ClickAction { n: 2 })),
+    )
+    .await;
+    assert!(
+        reply.text.ends_with("\n[1] button \"Behind\""),
+        "the dialog, then its backdrop, faded and gone: {}",
+        reply.text
+    );
     controller.stop().await;
     worker.stop().await;
 }
