@@ -475,6 +475,19 @@
     }
     return '';
   };
+  // What a dropdown around a read-only field draws beside it, the field's own value left empty
+  // (Element Plus's select: the option chosen, else its placeholder, as a <select> shows its
+  // first option): the words of the box around the field, a few levels out at most, and not a
+  // <label>'s, which hold the dropdown's name.
+  const drawnChoice = (field) => {
+    let box = field.parentElement;
+    for (let level = 0; box && level < 3 && box.localName !== 'label'; level += 1, box = box.parentElement) {
+      if (itemsOf(allIn(box, 'input, select, textarea, button')).some((other) => other !== field)) return '';
+      const words = collapse(box.innerText);
+      if (words) return words;
+    }
+    return '';
+  };
   const isDrawnSelect = (el, kind) => kind === 'select' && !['input', 'select'].includes(el.localName);
 
   const labelOf = (el, kind) => {
@@ -528,13 +541,18 @@
     const role = (el.getAttribute('role') || '').toLowerCase();
     const parts = [];
     if (TOGGLE_KINDS.has(kind) || role === 'menuitemcheckbox' || role === 'menuitemradio') {
-      const checked = tag === 'input' ? el.checked : el.getAttribute('aria-checked') === 'true';
+      // A field given a role of its own says its state in ARIA, which is what the page draws
+      // (Element Plus's switch, whose checkbox keeps `checked` false after a tap on its label).
+      const aria = el.getAttribute('aria-checked');
+      const declared = (tag !== 'input' || el.hasAttribute('role')) && (aria === 'true' || aria === 'false');
+      const checked = declared ? aria === 'true' : tag === 'input' ? el.checked : false;
       parts.push(checked ? '(checked)' : '(unchecked)');
     } else if (tag === 'select') {
       const chosen = collapse(itemsOf(el.selectedOptions).map((option) => option.text).join(', '));
       parts.push(chosen ? quoted(chosen, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && kind === 'select') {
-      parts.push(el.value ? quoted(el.value, VALUE_LIMIT) : '(empty)');
+      const shown = el.value || drawnChoice(el);
+      parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (isDrawnSelect(el, kind)) {
       const shown = collapse(contentText(el));
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');

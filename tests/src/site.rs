@@ -211,6 +211,8 @@ const LISTING_ODD: &str = r#"<!doctype html><html><head><title>Odd</title>
     style="position:absolute;clip:rect(0,0,0,0);pointer-events:none">
   <label for="blue" style="display:inline-block;width:60px;height:30px">Blue</label>
 </div>
+<label class="at" style="left:700px;top:800px"><input type="checkbox" role="switch"
+  aria-checked="true"> Express</label>
 <script>
   document.getElementById('app').onclick = () => {};
   document.getElementById('overlay').onclick = () => {};

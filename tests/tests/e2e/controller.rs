@@ -282,12 +282,22 @@ async fn type_into_a_dropdown_the_page_draws_opens_it_and_clicks_the_option_name
         "select \"Shop\" = \"Grocer\" (collapsed)",
         "select \"City\" = \"Berlin\" (collapsed)",
         "select \"From\" = \"Lisbon\" (collapsed)",
+        "select \"Size\" = \"Pick a size\" (collapsed)",
     ] {
         assert!(page.text.contains(line), "{line}: {}", page.text);
     }
     let shop = element(&page, "Shop");
     let city = element(&page, "City");
     let from = element(&page, "From");
+    let size = element(&page, "Size");
+    let large = type_into(&mut tool, "d", size, "large").await;
+    assert!(
+        large
+            .text
+            .contains("select \"Size\" = \"Large\" (collapsed)"),
+        "{}",
+        large.text
+    );
     // The page's line that says what each holds.
     let out = |reply: &ActReply| {
         let line = reply.text.lines().find(|l| l.contains("shop:"));

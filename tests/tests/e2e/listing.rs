@@ -393,6 +393,9 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
             // draws it (Bootstrap's .btn-check): listed, and pressed, where the labels are.
             element(17, "radio", "Red", "", "(checked)"),
             element(18, "radio", "Blue", "", "(unchecked)"),
+            // A switch says its state as the page declares it (Element Plus's keeps the field's
+            // own `checked` false).
+            element(19, "switch", "Express", "", "(checked)"),
         ]
     );
     // …which typing chooses in by opening it (see the controller's drawn_dropdown).
