@@ -1,7 +1,9 @@
 //! `type n text`: focuses element n, then types through the backend's `type` (the page's own
 //! setters and input events, so frameworks notice). The text is never echoed: it may be secret.
 //! An element that takes no text (a button, a checkbox) or is disabled is refused before
-//! anything is touched, naming the listed elements that do.
+//! anything is touched, naming the listed elements that do; one that does not take the focus
+//! is refused by the lookup. A dropdown the page draws is chosen in by taps
+//! ([`drawn_dropdown`]).
 
 use nanomuse_proto::{ActReply, TypeAction, TypeRequest};
 
