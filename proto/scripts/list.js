@@ -219,8 +219,6 @@
   let above = 0;
   let below = 0;
 
-  // Drawn except for its opacity: a styled checkbox laid transparent over what the page draws
-  // for it (dijit's), which is where a finger presses.
   // Drawn nowhere though it has a box: clipped to nothing, as Bootstrap's .btn-check radios
   // are (placed over the first button of their group, each behind its own <label>).
   const clippedAway = (el) => {
@@ -228,6 +226,8 @@
     return (style.clip === 'rect(0px, 0px, 0px, 0px)' && ['absolute', 'fixed'].includes(style.position))
       || /^inset\((50|100)%/.test(style.clipPath);
   };
+  // Drawn except for its opacity: a styled checkbox laid transparent over what the page draws
+  // for it (dijit's), which is where a finger presses.
   const transparentOnly = (el) =>
     !!el.checkVisibility && el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
 
@@ -451,6 +451,16 @@
     return collapse(spoken) ? spoken : text;
   };
 
+  // The first of `sources` that names something, cut to a label's length.
+  const firstName = (sources) => {
+    for (const source of sources) {
+      // A source the page made unreadable names nothing; the next one may.
+      let text = '';
+      try { text = collapse(source()); } catch (_) { /* the next source */ }
+      if (text) return cut(text, LABEL_LIMIT);
+    }
+    return '';
+  };
   // A dropdown the page draws as a button or a box (MUI's, Radix's, Dash's) shows its value as
   // its text, which ARIA often makes part of its name too (aria-labelledby = the label and
   // the value): named by its label alone, its text being its value.
@@ -458,7 +468,7 @@
     const value = collapse(contentText(el));
     const labels = el.labels && el.labels.length ? itemsOf(el.labels)
       : (el.id ? itemsOf(allIn(el.getRootNode(), 'label')).filter((label) => label.htmlFor === el.id) : []);
-    const sources = [
+    return firstName([
       () => el.getAttribute('aria-label'),
       () => labels.map((label) => label.innerText).join(' '),
       () => {
@@ -467,13 +477,7 @@
         return named.join(' ');
       },
       () => contextOf(el),
-    ];
-    for (const source of sources) {
-      let text = '';
-      try { text = collapse(source()); } catch (_) { /* the next source */ }
-      if (text) return cut(text, LABEL_LIMIT);
-    }
-    return '';
+    ]);
   };
   // What a dropdown around a read-only field draws beside it, the field's own value left empty
   // (Element Plus's select: the option chosen, else its placeholder, as a <select> shows its
@@ -518,13 +522,7 @@
       () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
       () => el.getAttribute('name'),
     ];
-    for (const source of sources) {
-      // A source the page made unreadable names nothing; the next one may.
-      let text = '';
-      try { text = collapse(source()); } catch (_) { /* the next source */ }
-      if (text) return cut(text, LABEL_LIMIT);
-    }
-    return '';
+    return firstName(sources);
   };
 
   const hrefOf = (el, kind) => {
