@@ -223,6 +223,12 @@ mod tests {
         h
     }
 
+    /// Where the page was tapped, in order.
+    fn taps(h: &Harness) -> Vec<(f64, f64)> {
+        let taps = h.backend.requests::<TapRequest>();
+        taps.iter().map(|t| (t.x, t.y)).collect()
+    }
+
     #[tokio::test]
     async fn typing_into_a_dropdown_the_page_draws_opens_it_and_taps_the_option_named() {
         let h = shop().await;
@@ -236,13 +242,7 @@ mod tests {
             "resolve (focus), resolve (tap), keep the listed, open, list, the newly listed, \
              resolve the option, tap it, list"
         );
-        let taps: Vec<(f64, f64)> = h
-            .backend
-            .requests::<TapRequest>()
-            .iter()
-            .map(|t| (t.x, t.y))
-            .collect();
-        assert_eq!(taps, [(20.0, 40.0), (50.0, 100.0)], "Shop, then Bakery");
+        assert_eq!(taps(&h), [(20.0, 40.0), (50.0, 100.0)], "Shop, then Bakery");
         assert!(
             reply.text.starts_with(
                 "Chose the option of 'Shop' the text names (a dropdown the page draws: opened, \
@@ -267,11 +267,7 @@ mod tests {
              and nothing was chosen)"
         );
         assert!(frame.is_none());
-        assert_eq!(
-            h.backend.requests::<TapRequest>().len(),
-            1,
-            "only the opening"
-        );
+        assert_eq!(taps(&h), [(20.0, 40.0)], "only the opening");
         assert_eq!(h.backend.requests::<KeyRequest>()[0].key, "Escape");
         // The stored numbers are those of the page closed again.
         let after = h.ok(type_into(1, "bread")).await.0;
@@ -291,13 +287,7 @@ mod tests {
             Ok(TapReply {})
         });
         let (reply, _) = h.ok(type_into(2, "market")).await;
-        let taps: Vec<(f64, f64)> = h
-            .backend
-            .requests::<TapRequest>()
-            .iter()
-            .map(|t| (t.x, t.y))
-            .collect();
-        assert_eq!(taps, [(60.0, 120.0)], "Market only");
+        assert_eq!(taps(&h), [(60.0, 120.0)], "Market only");
         assert_eq!(
             h.backend.ops(),
             [

@@ -560,8 +560,11 @@ impl Ctx<'_> {
                  and use the new numbers"
             ))
         };
-        let listed = listing.elements.iter().find(|e| i64::from(e.n) == n);
-        let label = quoted(listed.map_or("", |e| e.label.as_str()));
+        // Named only in the refusals that need it.
+        let label = || {
+            let listed = listing.elements.iter().find(|e| i64::from(e.n) == n);
+            quoted(listed.map_or("", |e| e.label.as_str()))
+        };
         match listing::parse_resolved(value).map_err(ControllerError::Store)? {
             Resolved::At(found) => Ok(found),
             Resolved::Stale | Resolved::Detached => Err(stale()),
@@ -572,12 +575,16 @@ impl Ctx<'_> {
             Resolved::Hidden => Err(ControllerError::InvalidArgument(format!(
                 "element {n} is not visible any more; scroll or look again"
             ))),
-            Resolved::Unfocused { by } if by.is_empty() => Err(ControllerError::InvalidArgument(
-                format!("element {n} ({label}) takes no focus, so nothing can be typed into it"),
-            )),
+            Resolved::Unfocused { by } if by.is_empty() => {
+                Err(ControllerError::InvalidArgument(format!(
+                    "element {n} ({}) takes no focus, so nothing can be typed into it",
+                    label()
+                )))
+            }
             Resolved::Unfocused { by } => Err(ControllerError::Conflict(format!(
-                "element {n} ({label}) cannot take the focus: the page keeps it on {} (an open menu \
+                "element {n} ({}) cannot take the focus: the page keeps it on {} (an open menu \
                  or dialog: key Escape closes most, or answer it); nothing was typed",
+                label(),
                 quoted(&by)
             ))),
             Resolved::Covered { by } => Err(ControllerError::Conflict(format!(
