@@ -228,6 +228,7 @@ impl Controller {
             url_policy: self.url_policies.for_tenant(tenant),
             refused: Default::default(),
             downloaded: Default::default(),
+            said: Default::default(),
             reopened: Default::default(),
             frame_beside_listing: !route.on_phone(),
             early_shot: Default::default(),

@@ -58,6 +58,41 @@ pub struct Listing {
     /// opened it, whose history is its own.
     #[serde(default)]
     pub steps_in_tab: Option<usize>,
+    /// What the page's dialogs said since the last listing: reported with this one, not kept.
+    #[serde(default, skip_serializing)]
+    pub said: Vec<Said>,
+    /// How far the page and what scrolls under the middle of its view are scrolled down, in
+    /// CSS px (what `scroll` moves).
+    #[serde(default)]
+    pub scrolled: f64,
+}
+
+/// What one of the page's JavaScript dialogs said, and how the backend answered it (at once:
+/// no one is there to), as the listing found it kept in the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Said {
+    /// `alert`, `confirm` or `prompt`.
+    pub kind: String,
+    pub message: String,
+    /// `OK`, or the text a prompt was given (its own default).
+    pub answer: String,
+}
+
+impl Said {
+    /// One line for the head of a reply, e.g. `The page's confirm dialog asked "Delete it?" and
+    /// was answered OK.`
+    pub fn render(&self) -> String {
+        let message = escaped(&self.message);
+        match self.kind.as_str() {
+            "alert" => format!("The page's alert said \"{message}\" (answered OK)."),
+            "prompt" => format!(
+                "The page's prompt asked \"{message}\" and was answered \"{}\" (its own default \
+                 text).",
+                escaped(&self.answer)
+            ),
+            _ => format!("The page's confirm dialog asked \"{message}\" and was answered OK."),
+        }
+    }
 }
 
 /// How many earlier pages a listing remembers.
@@ -71,6 +106,10 @@ struct PageListing {
     elements: Vec<ListedElement>,
     above: u32,
     below: u32,
+    #[serde(default)]
+    said: Vec<Said>,
+    #[serde(default)]
+    scrolled: f64,
 }
 
 impl Listing {
@@ -87,6 +126,8 @@ impl Listing {
             below: page.below,
             trail: Vec::new(),
             steps_in_tab: None,
+            said: page.said,
+            scrolled: page.scrolled,
         })
     }
 
@@ -116,10 +157,7 @@ impl Listing {
 fn render_element(element: &ListedElement) -> String {
     let mut line = format!("[{}] {}", element.n, one_line(&element.kind));
     if !element.label.is_empty() {
-        line.push_str(&format!(
-            " \"{}\"",
-            one_line(&element.label).replace('"', "\\\"")
-        ));
+        line.push_str(&format!(" \"{}\"", escaped(&element.label)));
     }
     if !element.state.is_empty() {
         line.push(' ');
@@ -138,6 +176,11 @@ fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
+}
+
+/// Page text for between double quotes: on one line, its own quotes escaped.
+fn escaped(text: &str) -> String {
+    one_line(text).replace('"', "\\\"")
 }
 
 /// Element `n` of a listing, found on the page.
@@ -269,6 +312,8 @@ mod tests {
             below,
             trail: Vec::new(),
             steps_in_tab: None,
+            said: Vec::new(),
+            scrolled: 0.0,
         }
     }
 

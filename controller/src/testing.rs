@@ -185,6 +185,10 @@ struct PageState {
     listed: Option<String>,
     /// Its selects are dropdowns it draws itself, not `<select>`s.
     draws_selects: bool,
+    /// What its dialogs said, for its next listing to take.
+    said: Vec<Value>,
+    /// How far down it is scrolled.
+    scrolled: f64,
 }
 
 impl FakePage {
@@ -198,6 +202,18 @@ impl FakePage {
     /// Its selects become dropdowns it draws itself (Quasar's, MUI's), not `<select>`s.
     pub fn draw_selects(&self) {
         self.0.lock().unwrap().draws_selects = true;
+    }
+
+    /// One of its dialogs said `message` and was answered `answer` (its next listing tells).
+    pub fn say(&self, kind: &str, message: &str, answer: &str) {
+        let said = json!({"kind": kind, "message": message, "answer": answer});
+        self.0.lock().unwrap().said.push(said);
+    }
+
+    /// Scrolls by `dy`, within 0..=`end`.
+    pub fn scroll_by(&self, dy: f64, end: f64) {
+        let mut page = self.0.lock().unwrap();
+        page.scrolled = (page.scrolled + dy).clamp(0.0, end);
     }
 
     /// Element `n` is listed with `state` from now on (`(expanded)`, say).
@@ -239,6 +255,8 @@ impl FakePage {
                 "elements": state.elements,
                 "above": 0,
                 "below": 0,
+                "said": std::mem::take(&mut state.said),
+                "scrolled": state.scrolled,
             })
         } else if request.js == listing::RESOLVE_JS {
             let n = arg["n"].as_u64().unwrap_or(0);
@@ -363,6 +381,7 @@ impl Harness {
             url_policy: UrlPolicy::default(),
             refused: Default::default(),
             downloaded: Default::default(),
+            said: Default::default(),
             reopened: Default::default(),
             frame_beside_listing: self.frame_beside_listing,
             early_shot: Default::default(),

@@ -10,10 +10,27 @@
   // the page's look, not a change to wait for. One that ends may start the next (Bootstrap's
   // dialog fades out, then its backdrop): looked for again in the frame after, within a second
   // in all.
+  // A web component's animations (Shoelace's menu, Ionic's popover) are its shadow root's,
+  // which the document's list leaves out: each open shadow root is asked too.
+  const animations = () => {
+    const found = document.getAnimations();
+    const visit = (root) => {
+      const all = (root.nodeType === 9 ? Document : DocumentFragment).prototype.querySelectorAll.call(root, '*');
+      for (let i = 0; i < all.length; i += 1) {
+        const shadow = all[i].shadowRoot;
+        if (shadow) {
+          found.push(...shadow.getAnimations());
+          visit(shadow);
+        }
+      }
+    };
+    try { visit(document); } catch (_) { /* the document's own, then */ }
+    return found;
+  };
   const started = performance.now();
   const untilEnded = () => {
     const budget = 1000 - (performance.now() - started);
-    const ending = document.getAnimations().filter((animation) => {
+    const ending = animations().filter((animation) => {
       if (animation.playState !== 'running' || !animation.effect) return false;
       const timing = animation.effect.getComputedTiming();
       const left = (timing.endTime - timing.localTime) / Math.abs(animation.playbackRate || 1);

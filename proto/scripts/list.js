@@ -40,7 +40,7 @@
   const ROLE_KINDS = new Map(Object.entries({
     button: 'button', link: 'link', checkbox: 'checkbox', radio: 'radio', tab: 'tab',
     menuitem: 'menuitem', menuitemcheckbox: 'menuitem', menuitemradio: 'menuitem',
-    option: 'option', switch: 'switch', combobox: 'select', textbox: 'input',
+    option: 'option', switch: 'switch', combobox: 'select', textbox: 'input', slider: 'slider',
   }));
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
   const TOGGLE_KINDS = new Set(['checkbox', 'radio', 'switch']);
@@ -49,13 +49,15 @@
   const CHOICE_KINDS = new Set(['menuitem', 'option']);
   // Fields are never swallowed by a container: the model has to be able to type into them.
   const isFieldKind = (kind) =>
-    kind.startsWith('input') || TOGGLE_KINDS.has(kind) || ['select', 'textarea', 'editable'].includes(kind);
+    kind.startsWith('input') || TOGGLE_KINDS.has(kind) || ['select', 'textarea', 'editable', 'slider'].includes(kind);
   // Some sites fill autocomplete hints but switch a password field to type=text to show it.
   const SECRET_AUTOCOMPLETE = /\b(current-password|new-password|one-time-code)\b/i;
 
   // Page text can hold lone UTF-16 surrogates, which are not valid JSON for the controller.
   // Zero-width spaces are no words: MUI's empty select shows one to keep its height.
-  const collapse = (text) => String(text || '').replace(/\p{Cs}/gu, '\uFFFD').replace(/[\u200B\u2060\uFEFF]/g, '')
+  // Icon fonts draw from the private use areas: no words to a person.
+  const collapse = (text) => String(text || '').replace(/\p{Cs}/gu, '\uFFFD')
+    .replace(/[\u200B\u2060\uFEFF\uE000-\uF8FF\u{F0000}-\u{FFFFD}\u{100000}-\u{10FFFD}]/gu, '')
     .replace(/\s+/g, ' ').trim();
   const cut = (text, limit) => {
     if (text.length <= limit) return text;
@@ -104,7 +106,8 @@
     if (typeof el.onclick === 'function' && tag !== 'body' && tag !== 'html') return 'clickable';
     // Focusable and drawn as pressable: a control built from a <div>.
     const tabindex = el.getAttribute('tabindex');
-    if (tabindex !== null && Number(tabindex) >= 0 && getComputedStyle(el).cursor === 'pointer') {
+    // (Or focusable by script only, as a menu's items are: Vuetify's list items.)
+    if (tabindex !== null && Number.isInteger(Number(tabindex)) && getComputedStyle(el).cursor === 'pointer') {
       return 'clickable';
     }
     return null;
@@ -231,8 +234,46 @@
   const transparentOnly = (el) =>
     !!el.checkVisibility && el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
 
+  // The nearest box drawn around a field, a few levels out at most, that holds no other control.
+  const boxAround = (field) => {
+    let node = field.parentElement;
+    for (let depth = 0; node && depth < 4 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
+      if (allIn(node, CONTROLS).length > 1) return null;
+      const rect = node.getBoundingClientRect();
+      if (rect.width >= 20 && rect.height >= 10 && visibleByCss(node)) return node;
+    }
+    return null;
+  };
+
+  // Web components that are toggles themselves (Ionic's toggle and checkbox: role=switch on
+  // the host) and keep a native one in their shadow root for a form: the host is the one
+  // listed, the one a person sees named and pressed.
+  const toggleHosts = new Set();
+  const insideToggleHost = (el) => {
+    for (let root = el.getRootNode(); root && root.host; root = root.host.getRootNode()) {
+      if (toggleHosts.has(root.host)) return true;
+    }
+    return false;
+  };
+
+  // What is inside a dropdown the page draws (Vuetify's: its own field for a filter, its
+  // arrow) is part of it: typing into the dropdown chooses.
+  const drawnSelects = new Set();
+  const insideDrawnSelect = (el) => {
+    for (let node = el.parentNode; node; node = node.parentNode || node.host) {
+      if (drawnSelects.has(node)) return true;
+    }
+    return false;
+  };
+
   const consider = (el, kind, frame) => {
     if (!isFieldKind(kind) && insideContainer(el)) return;
+    if (drawnSelects.size > 0 && insideDrawnSelect(el)) return;
+    if (kind === 'select' && !['input', 'select'].includes(el.localName)) drawnSelects.add(el);
+    if (TOGGLE_KINDS.has(kind)) {
+      if (insideToggleHost(el)) return;
+      if (el.shadowRoot) toggleHosts.add(el);
+    }
     // A tick drawn inside an option or a menu item is the item's own mark (Dash's dropdown, a
     // multi-select): the item says whether it is chosen, and pressing one presses the other.
     if (TOGGLE_KINDS.has(kind) && insideContainer(el, CHOICE_KINDS)) return;
@@ -250,8 +291,17 @@
       // Styled checkboxes and file pickers hide the real input and draw its <label>, which is
       // what a finger presses; pressing it toggles the input, or opens its file chooser. A
       // dropdown the page draws (Quasar's) takes the keyboard through a field no one sees
-      // inside the <label> it draws.
-      const label = (toggle || kind === 'input:file' || kind === 'select') && el.labels && el.labels[0];
+      // inside the <label> it draws. Any control made see-through or clipped away by its own
+      // style is drawn by its label (Ionic's select: a clipped button inside the <label> that
+      // shows the choice; its floating-label field, transparent until it has the focus).
+      const drawnByLabel = toggle || kind === 'input:file' || kind === 'select'
+        || (hasArea(rect) && transparentOnly(el));
+      let label = drawnByLabel && el.labels && el.labels[0];
+      // A dropdown's field inside the box the page draws for it, its label apart (Ant Design's
+      // select, its form's label above it): the box is what a finger presses, not the label.
+      if (kind === 'select' && el.localName === 'input' && !(label && label.contains(el))) {
+        label = boxAround(el) || label;
+      }
       const labelRect = label && !standIns.has(label) && label.getBoundingClientRect();
       if (labelRect && hasArea(labelRect) && visibleByCss(label)) {
         rect = labelRect;
@@ -346,13 +396,14 @@
     return ids.trim().split(/\s+/)
       .map((id) => root.getElementById && root.getElementById(id))
       .filter(Boolean)
-      .map((node) => node.innerText || node.textContent)
+      .map((node) => shownText(node) || node.textContent)
       .join(' ');
   };
   // A <label> wrapping its field: its own words, not the options of a <select> inside it. One
   // beside it may be an icon only (Django's search box: a magnifier with alt="Search").
   const labelText = (label, field) => {
-    if (!label.contains(field)) return collapse(label.innerText) || imageText(label) || '';
+    if (!label.contains(field)) return collapse(shownText(label)) || imageText(label) || '';
+    if (showsSlots(label)) return slotted(label);
     const walker = label.ownerDocument.createTreeWalker(label, NodeFilter.SHOW_TEXT);
     let text = '';
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -423,9 +474,26 @@
   const drawnText = (el) => ['::before', '::after']
     .map((pseudo) => /^"(.*)"$/.exec(getComputedStyle(el, pseudo).content))
     .filter(Boolean)
-    // Icon fonts draw from the private use area: no text to a person.
-    .map((match) => match[1].replace(/[\uE000-\uF8FF]/g, ''))
+    .map((match) => match[1])
     .join(' ');
+
+  // A web component's control shows words given to its host through a <slot> (Shoelace's
+  // button, checkbox and switch), which the control's innerText and textContent leave out:
+  // read as drawn, the slots by what they show.
+  const showsSlots = (node) => !!node.shadowRoot || allIn(node, 'slot').length > 0;
+  const slotted = (node) => {
+    if (node.nodeType === 3) return node.data;
+    if (node.nodeType === 11) return itemsOf(node.childNodes).map(slotted).join('');
+    if (node.nodeType !== 1 || ['script', 'style', 'template', 'select', 'textarea'].includes(node.localName)) return '';
+    if (node.localName === 'slot') return itemsOf(node.assignedNodes({ flatten: true })).map(slotted).join('');
+    const style = getComputedStyle(node);
+    if (style.display === 'none' || (style.display !== 'contents' && !visibleByCss(node))) return '';
+    const inner = node.shadowRoot ? slotted(node.shadowRoot) : itemsOf(node.childNodes).map(slotted).join('');
+    // Boxes (a block, a button) are words apart; inline text runs on.
+    return style.display === 'inline' || style.display === 'contents' ? inner : ' ' + inner + ' ';
+  };
+  // What a person reads in `node`.
+  const shownText = (node) => (showsSlots(node) ? slotted(node) : node.innerText);
 
   // An element's words less what the page hides from screen readers: an icon font's ligature
   // beside them ("keyboard_arrow_right Advanced" is read "Advanced"). What is hidden stays
@@ -434,6 +502,7 @@
   // changes how words are drawn, not what they are: a design system's upper-case button
   // ("ADD") is named as the page wrote it ("Add"), as an accessibility tree names it.
   const wordsOf = (node) => {
+    if (showsSlots(node)) return slotted(node);
     const written = String(node.textContent || '');
     if (typeof node.innerText !== 'string') return written;
     const drawn = node.innerText;
@@ -471,6 +540,8 @@
     return firstName([
       () => el.getAttribute('aria-label'),
       () => labels.map((label) => label.innerText).join(' '),
+      // A label drawn inside the box (Vuetify's), the first a person sees.
+      () => labelsInside(el)[0] || '',
       () => {
         const ids = (el.getAttribute('aria-labelledby') || '').trim().split(/\s+/);
         const named = ids.map((id) => collapse(textOfIds(el, id))).filter((t) => t && t !== value);
@@ -492,6 +563,8 @@
     }
     return '';
   };
+  const labelsInside = (el) => itemsOf(allIn(el, 'label'))
+    .filter((label) => visibleByCss(label)).map((label) => collapse(label.innerText)).filter(Boolean);
   const isDrawnSelect = (el, kind) => kind === 'select' && !['input', 'select'].includes(el.localName);
 
   const labelOf = (el, kind) => {
@@ -534,6 +607,18 @@
     return url.startsWith('javascript:') ? '' : cut(url, HREF_LIMIT);
   };
 
+  // Why the page or the browser refuses a field's value, once the page says so (a form's
+  // error text, tied to the field) or a person sent the form (the browser's own message, which
+  // it shows in a bubble no listing sees); null while nothing is said.
+  const invalidity = (el) => {
+    if (el.getAttribute('aria-invalid') === 'true') {
+      return collapse(textOfIds(el, el.getAttribute('aria-errormessage') || el.getAttribute('aria-describedby')));
+    }
+    let userInvalid = false;
+    try { userInvalid = el.matches(':user-invalid'); } catch (_) { /* an older engine */ }
+    return userInvalid ? collapse(el.validationMessage) : null;
+  };
+
   const stateOf = (el, kind) => {
     const tag = el.localName;
     const role = (el.getAttribute('role') || '').toLowerCase();
@@ -552,7 +637,8 @@
       const shown = el.value || drawnChoice(el);
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (isDrawnSelect(el, kind)) {
-      const shown = collapse(contentText(el));
+      // Less the label drawn inside it, which names it.
+      const shown = labelsInside(el).reduce((text, label) => text.replace(label, ''), collapse(contentText(el))).trim();
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && (el.type === 'password' || SECRET_AUTOCOMPLETE.test(el.autocomplete || ''))) {
       // Passwords go to the website, never through the model.
@@ -563,6 +649,10 @@
       // Every chosen file's name (value holds the first one's only, behind a fake path).
       if (el.type === 'file') value = itemsOf(el.files || []).map((file) => file.name).join(', ');
       parts.push(value ? quoted(value, VALUE_LIMIT) : '(empty)');
+    }
+    if (kind === 'slider') {
+      const value = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow');
+      if (value) parts.push(quoted(value, VALUE_LIMIT));
     }
     if (el.getAttribute('aria-selected') === 'true') parts.push('(selected)');
     // A toggle button (bold, a view's filter) says whether it is on; a link, whether it is the
@@ -580,6 +670,8 @@
       parts.push(el.parentElement.open ? '(expanded)' : '(collapsed)');
     }
     if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') parts.push('(disabled)');
+    const invalid = invalidity(el);
+    if (invalid !== null) parts.push(invalid ? '(invalid: ' + cut(invalid, LABEL_LIMIT) + ')' : '(invalid)');
     return parts.join(' ');
   };
 
@@ -623,9 +715,13 @@
     return label && label.control === target ? null : hit;
   };
   // A cover said in a few words: its dialog's text, or its own.
+  const DIALOGS = 'dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]';
   const describe = (hit) => {
-    const cover = (hit.closest && hit.closest('dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]')) || hit;
-    const words = collapse(readable(() => cover.innerText)) || collapse(readable(() => labelOf(cover, '')));
+    // A backdrop is often the dialog's sibling, not inside it (Shoelace's, Ionic's): the
+    // dialog beside it is what covers.
+    const beside = () => itemsOf(allIn(hit.parentNode, DIALOGS)).find((dialog) => visibleByCss(dialog));
+    const cover = (hit.closest && hit.closest(DIALOGS)) || (hit.parentNode && readable(beside)) || hit;
+    const words = collapse(readable(() => shownText(cover))) || collapse(readable(() => labelOf(cover, '')));
     return words ? cut(words, LABEL_LIMIT) : '<' + cover.localName + '>';
   };
   // What a listing marks covered lies under something fixed over the view's middle (a dialog's
@@ -633,10 +729,32 @@
   // bar fixed at an edge is scrolled past, and anything else over an element is found when a
   // click resolves it. (A hit test walks the page's layers: 0.5 ms each on a page of 2000
   // positioned buttons, so elements are hit-tested only when there is such an overlay.)
-  const pinned = (el) => ['fixed', 'sticky'].includes(getComputedStyle(el).position);
-  const overlays = readable(() => Array.from(
-    Document.prototype.elementsFromPoint.call(document, viewWidth / 2, viewHeight / 2),
-  ).filter((el) => el !== document.documentElement && el !== document.body && pinned(el))) || [];
+  const pinned = (el) => {
+    const position = getComputedStyle(el).position;
+    if (position === 'fixed' || position === 'sticky') return true;
+    // Placed on a page fixed to the view (Ionic's overlays: absolute in a fixed <body>).
+    const page = position === 'absolute' && el.offsetParent;
+    return !!page && (page === document.body || page === document.documentElement)
+      && getComputedStyle(page).position === 'fixed';
+  };
+  // A web component's dialog is fixed inside its shadow root, under a host that is not:
+  // the shadow roots at the middle are looked into too.
+  const overlays = readable(() => {
+    const found = [];
+    const seen = new Set();
+    const look = (root) => {
+      seen.add(root);
+      const at = (root.nodeType === 9 ? Document : ShadowRoot).prototype.elementsFromPoint
+        .call(root, viewWidth / 2, viewHeight / 2);
+      for (const el of at) {
+        if (el === document.documentElement || el === document.body) continue;
+        if (pinned(el) && !found.includes(el)) found.push(el);
+        if (el.shadowRoot && !seen.has(el.shadowRoot)) look(el.shadowRoot);
+      }
+    };
+    look(document);
+    return found;
+  }) || [];
   const underOverlay = (target, x, y) => {
     const cover = coverAt(target, x, y);
     for (let n = cover; n && n.nodeType === 1; n = n.parentElement || n.getRootNode().host) {
@@ -687,5 +805,22 @@
     configurable: true,
     writable: true,
   });
-  return { url: location.href, title: document.title, elements, above, below };
+  // What the page's JavaScript dialogs said since the last listing (dialog_said.js), taken:
+  // each is reported once.
+  const said = readable(() => {
+    const kept = window.__nanomuseSaid;
+    delete window.__nanomuseSaid;
+    return Array.isArray(kept) ? kept.map((entry) => ({
+      kind: String(entry.kind),
+      message: cut(collapse(entry.message), 300),
+      answer: cut(String(entry.answer), 100),
+    })) : [];
+  }) || [];
+  // How far the page, and what scrolls under the middle of the view, are scrolled down: a
+  // wheel there scrolls them, so `scroll` can say how far it went.
+  const scrolled = readable(() => {
+    const middle = hitAt(viewWidth / 2, viewHeight / 2);
+    return Math.round(middle ? scrolledAbove(middle) : window.scrollY);
+  }) || 0;
+  return { url: location.href, title: document.title, elements, above, below, said, scrolled };
 }

@@ -27,6 +27,12 @@ pub const FRAME_DRAWN: &str = include_str!("../scripts/frame_drawn.js");
 /// quiet before its request reaches the network.
 pub const ONE_TAB: &str = include_str!("../scripts/one_tab.js");
 
+/// `({kind, message, answer}) => undefined`: keeps in the page what a JavaScript dialog (`alert`,
+/// `confirm`, `prompt`) said and how the backend answered it (every backend answers them at
+/// once, as no one is there to: OK, or a prompt's own default text), for the next listing to
+/// report and forget ([`LIST`]'s `said`).
+pub const DIALOG_SAID: &str = include_str!("../scripts/dialog_said.js");
+
 /// `(args) => listing`: the page's interactive elements in view, numbered, with the counts
 /// above and below (the controller's listing, `controller/src/listing.rs`, says the rest).
 pub const LIST: &str = include_str!("../scripts/list.js");

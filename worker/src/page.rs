@@ -10,6 +10,8 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
+use nanomuse_proto::scripts::DIALOG_SAID;
+
 use crate::cdp::{self, SideChannel};
 use crate::cookies::CookieSnapshots;
 use crate::downloads::Downloads;
@@ -72,7 +74,7 @@ impl PageHandle {
         let started = async {
             let (side_session, dialogs, ()) = tokio::try_join!(
                 side.attach(&target_id),
-                dismiss_dialogs(&page),
+                answer_dialogs(&page),
                 chromiumoxide_session_setup(&page),
             )?;
             Ok::<_, WorkerError>((side_session, dialogs))
@@ -238,6 +240,10 @@ impl Drop for PageHandle {
 /// More dialogs than this within [`DIALOG_STORM_WINDOW`] is a storm, not a page asking.
 const DIALOG_STORM_COUNT: usize = 10;
 const DIALOG_STORM_WINDOW: std::time::Duration = std::time::Duration::from_secs(1);
+/// How many dialogs' words may wait to be kept in the page (the page keeps as many).
+const DIALOGS_KEPT: usize = 20;
+/// How long what a dialog said may wait for the page's script to yield before it is dropped.
+const DIALOG_KEPT_WITHIN: std::time::Duration = std::time::Duration::from_secs(30);
 /// What a page's dialogs become after a storm: `alert` nothing, `confirm` no, `prompt` none.
 const SILENCE_DIALOGS: &str = "window.alert = () => undefined; \
     window.confirm = () => false; window.prompt = () => null;";
@@ -270,20 +276,47 @@ async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
     disabled.and(scripts).map(|_| ())
 }
 
-/// Answers every JavaScript dialog of `page` at once, as no one is there to: `alert` and
-/// `beforeunload` are accepted (the page goes on, or is left), `confirm` and `prompt` are
-/// dismissed (nothing is agreed to on the user's behalf). A dialog left open would block the
-/// page's script, its navigations and every evaluate until the op's timeout.
-async fn dismiss_dialogs(page: &Page) -> Result<tokio::task::JoinHandle<()>> {
+/// Answers every JavaScript dialog of `page` at once, as no one is there to, as the phone
+/// does: OK — a `confirm` the agent's own action brought up agrees with what it asked for, a
+/// `prompt` gets its own default text, a `beforeunload` lets the page go — and keeps what each
+/// said and how it was answered in the page ([`DIALOG_SAID`]), for the next listing to report.
+/// A dialog left open would block the page's script, its navigations and every evaluate until
+/// the op's timeout.
+async fn answer_dialogs(page: &Page) -> Result<tokio::task::JoinHandle<()>> {
     let mut opening = page
         .event_listener::<EventJavascriptDialogOpening>()
         .await?;
     let page = page.clone();
-    Ok(tokio::spawn(async move {
+    // Kept in the page one after another, apart from the answering: an evaluate sent while the
+    // page's script runs on (to its next dialog) waits for it to yield. A page that never
+    // yields fills the queue, and what more its dialogs say is dropped.
+    let (said_tx, mut said_rx) = tokio::sync::mpsc::channel::<Value>(DIALOGS_KEPT);
+    let keeping = {
+        let page = page.clone();
+        async move {
+            while let Some(entry) = said_rx.recv().await {
+                let expression = format!("({DIALOG_SAID})({entry})");
+                let kept =
+                    cdp::call_page(&page, "Runtime.evaluate", json!({"expression": expression}));
+                if tokio::time::timeout(DIALOG_KEPT_WITHIN, kept)
+                    .await
+                    .is_err()
+                {
+                    tracing::debug!("the page's script did not yield to keep what its dialog said");
+                }
+            }
+        }
+    };
+    let answering = async move {
         let mut recent = std::collections::VecDeque::new();
         while let Some(dialog) = opening.next().await {
-            let accept = matches!(dialog.r#type, DialogType::Alert | DialogType::Beforeunload);
-            tracing::debug!(kind = ?dialog.r#type, accept, "javascript dialog answered");
+            let kind = match dialog.r#type {
+                DialogType::Alert => "alert",
+                DialogType::Confirm => "confirm",
+                DialogType::Prompt => "prompt",
+                DialogType::Beforeunload => "beforeunload",
+            };
+            tracing::debug!(kind, "javascript dialog answered");
             // A page that opens dialog after dialog (a loop, or one re-armed by a timer) keeps
             // its renderer busy enough that a navigation away never commits: its dialogs are
             // turned off, as a browser's "prevent this page from creating more dialogs" does.
@@ -314,15 +347,30 @@ async fn dismiss_dialogs(page: &Page) -> Result<tokio::task::JoinHandle<()>> {
                     }
                 });
             }
+            let prompt_text = dialog.default_prompt.clone().unwrap_or_default();
             let answered = cdp::call_page(
                 &page,
                 "Page.handleJavaScriptDialog",
-                json!({"accept": accept}),
+                json!({"accept": true, "promptText": prompt_text}),
             )
             .await;
-            if let Err(error) = answered {
-                tracing::debug!(%error, "javascript dialog already gone");
+            match answered {
+                Err(error) => tracing::debug!(%error, "javascript dialog already gone"),
+                // Leaving needs no word: the next page is the answer.
+                Ok(_) if dialog.r#type == DialogType::Beforeunload => {}
+                Ok(_) => {
+                    let answer = if dialog.r#type == DialogType::Prompt {
+                        prompt_text
+                    } else {
+                        "OK".to_string()
+                    };
+                    let entry = json!({"kind": kind, "message": dialog.message, "answer": answer});
+                    let _ = said_tx.try_send(entry);
+                }
             }
         }
+    };
+    Ok(tokio::spawn(async move {
+        futures::join!(answering, keeping);
     }))
 }

@@ -87,6 +87,41 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn what_the_pages_dialogs_said_heads_the_next_reply_once() {
+        let page = shop();
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let asking = page.clone();
+        h.backend.on::<TapRequest>(move |_| {
+            asking.say("confirm", "Empty the \"cart\"?\nAll of it", "OK");
+            asking.say("prompt", "Coupon?", "");
+            for n in 0..5 {
+                asking.say("alert", &format!("Emptied {n}"), "OK");
+            }
+            Ok(TapReply {})
+        });
+        let (reply, _) = h.ok(click(2)).await;
+        let lines: Vec<&str> = reply.text.lines().collect();
+        assert_eq!(
+            lines[..7],
+            [
+                "Clicked 'Cart'.",
+                "The page's confirm dialog asked \"Empty the \\\"cart\\\"? All of it\" and was \
+                 answered OK.",
+                "The page's prompt asked \"Coupon?\" and was answered \"\" (its own default text).",
+                "The page's alert said \"Emptied 0\" (answered OK).",
+                "The page's alert said \"Emptied 1\" (answered OK).",
+                "The page's alert said \"Emptied 2\" (answered OK).",
+                "(and 2 more of its dialogs, each answered the same way)",
+            ]
+        );
+        assert_eq!(lines[7], "[1] button \"Add\"");
+        h.backend.on::<TapRequest>(|_| Ok(TapReply {}));
+        let (reply, _) = h.ok(click(2)).await;
+        assert_eq!(reply.text.lines().nth(1), Some("[1] button \"Add\""));
+    }
+
+    #[tokio::test]
     async fn a_click_on_a_select_names_its_options_and_how_to_choose_one() {
         let h = Harness::showing(&FakePage::new(
             "https://shop.example/",

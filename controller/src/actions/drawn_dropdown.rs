@@ -60,9 +60,7 @@ pub async fn choose(
     } else {
         serde_json::from_value(ctx.evaluate(NEWLY_LISTED, Value::Null).await?).unwrap_or_default()
     };
-    let opened: Vec<&ListedElement> = options(&listing)
-        .filter(|e| new.contains(&u64::from(e.n)))
-        .collect();
+    let opened = opened_choices(&listing, &new);
     // Open before, or opened in place of nodes the page had (a framework that draws it all
     // anew): every option in view.
     let offered: Vec<&ListedElement> = if opened.is_empty() {
@@ -113,6 +111,28 @@ pub async fn choose(
 
 fn options(listing: &Listing) -> impl Iterator<Item = &ListedElement> {
     listing.elements.iter().filter(|e| e.kind == "option")
+}
+
+/// What the opening listed to choose from: its options, else — a list whose items say no role
+/// (Ant Design's, pressable by their handlers) — its other pressable items.
+fn opened_choices<'a>(listing: &'a Listing, new: &HashSet<u64>) -> Vec<&'a ListedElement> {
+    let opened: Vec<&ListedElement> = listing
+        .elements
+        .iter()
+        .filter(|e| new.contains(&u64::from(e.n)))
+        .collect();
+    let options: Vec<&ListedElement> = opened
+        .iter()
+        .copied()
+        .filter(|e| e.kind == "option")
+        .collect();
+    if !options.is_empty() {
+        return options;
+    }
+    opened
+        .into_iter()
+        .filter(|e| ["menuitem", "radio", "clickable"].contains(&e.kind.as_str()))
+        .collect()
 }
 
 /// The option `text` names, or why none is chosen.
@@ -348,6 +368,56 @@ mod tests {
         assert_eq!(
             pick(&[], "x").unwrap_err(),
             "opening the dropdown listed no option to choose"
+        );
+    }
+
+    #[test]
+    fn the_opening_offers_its_options_else_its_other_pressable_items() {
+        let listing = |kinds: &[(&str, &str)]| Listing {
+            elements: kinds
+                .iter()
+                .zip(1..)
+                .map(|(&(kind, label), n)| ListedElement {
+                    n,
+                    label: label.into(),
+                    kind: kind.into(),
+                    href: String::new(),
+                    state: String::new(),
+                })
+                .collect(),
+            id: "l".into(),
+            url: String::new(),
+            title: String::new(),
+            above: 0,
+            below: 0,
+            trail: Vec::new(),
+            steps_in_tab: None,
+            said: Vec::new(),
+            scrolled: 0.0,
+        };
+        let labels = |chosen: Vec<&ListedElement>| -> Vec<String> {
+            chosen.iter().map(|e| e.label.clone()).collect()
+        };
+        let new: HashSet<u64> = [2, 3, 4, 5].into();
+        let page = listing(&[
+            ("option", "Beside"),
+            ("clickable", "France"),
+            ("option", "Italy"),
+            ("button", "Close"),
+            ("clickable", "Spain"),
+        ]);
+        assert_eq!(labels(opened_choices(&page, &new)), ["Italy"]);
+        // Ant Design's: its items are pressable by their handlers, no role said.
+        let page = listing(&[
+            ("option", "Beside"),
+            ("clickable", "France"),
+            ("menuitem", "Italy"),
+            ("button", "Close"),
+            ("radio", "Spain"),
+        ]);
+        assert_eq!(
+            labels(opened_choices(&page, &new)),
+            ["France", "Italy", "Spain"]
         );
     }
 }

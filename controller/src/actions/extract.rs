@@ -12,10 +12,40 @@ const EXTRACT_CHARS: usize = 8_000;
 /// The body's rendered text, where a dropdown reads as the option it shows (its `innerText` is
 /// every option, which would say nothing of which is chosen). A list box (`multiple`, `size`)
 /// shows its options and keeps them. A page that broke what finding its selects uses is read
-/// as drawn.
+/// as drawn. A web component draws its words from its shadow root, which `innerText` leaves
+/// out: a page with open shadow roots is read through them, as drawn (a `<slot>` as what it
+/// shows), each part without one still by its `innerText`.
 const TEXT_JS: &str = r#"() => {
   const body = document.body;
-  const text = body ? body.innerText : '';
+  // What holds a shadow root or a <slot>, which innerText does not read through.
+  const holders = new Set();
+  const mark = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (!el.shadowRoot && el.localName !== 'slot') continue;
+      for (let n = el; n && !holders.has(n); n = n.parentNode || n.host) holders.add(n);
+      if (el.shadowRoot) mark(el.shadowRoot);
+    }
+  };
+  const SKIPPED = ['script', 'style', 'template', 'link', 'head'];
+  const each = (nodes) => Array.from(nodes, drawn).join('');
+  const drawn = (node) => {
+    if (node.nodeType === 3) return node.data;
+    if (node.nodeType === 11) return each(node.childNodes);
+    if (node.nodeType !== 1 || SKIPPED.includes(node.localName)) return '';
+    if (node.localName === 'slot') return each(node.assignedNodes({flatten: true}));
+    const style = getComputedStyle(node);
+    if (style.display === 'none') return '';
+    const inner = !holders.has(node) ? node.innerText || ''
+      : each(node.shadowRoot ? node.shadowRoot.childNodes : node.childNodes);
+    return /^(inline|contents)/.test(style.display) ? inner : '\n' + inner + '\n';
+  };
+  let text = body ? body.innerText : '';
+  try {
+    if (body) mark(document);
+    if (holders.has(body)) {
+      text = drawn(body).replace(/[ \t]+/g, ' ').replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n');
+    }
+  } catch (_) { /* the body's innerText, then */ }
   const page = {url: location.href, title: document.title, text};
   let shown = '', from = 0;
   try {

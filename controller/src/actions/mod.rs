@@ -73,6 +73,9 @@ pub struct Ctx<'a> {
     pub refused: std::sync::Mutex<Vec<String>>,
     /// Files the page's downloads saved while this action ran (reported by the settle).
     pub downloaded: std::sync::Mutex<Vec<String>>,
+    /// What the page's dialogs said, as this action's listings found it, for the head of the
+    /// reply (a listing the reply does not show may have taken it from the page).
+    pub said: std::sync::Mutex<Vec<listing::Said>>,
     /// Whether this action has opened the page anew already (see [`Ctx::op`]).
     pub reopened: tokio::sync::Mutex<bool>,
     /// Whether a page found quiet at once by a settle is pictured while it is listed (a
@@ -365,6 +368,7 @@ impl Ctx<'_> {
             )
             .await?;
         let mut listing = Listing::from_page(&id, value).map_err(ControllerError::Store)?;
+        self.said.lock().unwrap().append(&mut listing.said);
         (listing.trail, listing.steps_in_tab) = self.trail_to(&listing.url).await?;
         self.store
             .put_listing(self.tenant, self.thread, Some(&listing))?;
@@ -462,6 +466,8 @@ impl Ctx<'_> {
         } else {
             format!("{}\n{head}", refused.join("\n"))
         };
+        let said = std::mem::take(&mut *self.said.lock().unwrap());
+        let head = said_lines(head, &said);
         let downloaded = std::mem::take(&mut *self.downloaded.lock().unwrap());
         let head = match downloaded.as_slice() {
             [] => head,
@@ -595,4 +601,20 @@ impl Ctx<'_> {
             ))),
         }
     }
+}
+
+/// How many of the page's dialogs a reply quotes; the rest are counted.
+const SAID_QUOTED: usize = 5;
+
+/// `head`, then a line for each dialog the page opened (the first few).
+fn said_lines(head: String, said: &[listing::Said]) -> String {
+    let mut lines = vec![head];
+    lines.extend(said.iter().take(SAID_QUOTED).map(listing::Said::render));
+    if said.len() > SAID_QUOTED {
+        lines.push(format!(
+            "(and {} more of its dialogs, each answered the same way)",
+            said.len() - SAID_QUOTED
+        ));
+    }
+    lines.join("\n")
 }

@@ -1,4 +1,5 @@
-//! `scroll dy`: scrolls by pixels, negative for up, and lists what is now in view.
+//! `scroll dy`: scrolls by pixels, negative for up, and lists what is now in view; the reply
+//! says how far it went when that is less than asked (the page's end), or that nothing moved.
 
 use nanomuse_proto::{ActReply, ScrollAction, ScrollRequest};
 
@@ -6,15 +7,39 @@ use super::Ctx;
 use crate::error::Result;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: ScrollAction) -> Result<ActReply> {
+    let before = ctx
+        .store
+        .listing(ctx.tenant, ctx.thread)?
+        .map(|l| (l.url, l.scrolled));
     ctx.op(ScrollRequest {
         session: ctx.session(),
         dy: action.dy,
     })
     .await?;
-    let direction = if action.dy < 0.0 { "up" } else { "down" };
-    let caption = format!("Scrolled {direction} {} px", action.dy.abs().round());
-    ctx.after_change(caption.clone(), format!("{caption}."))
-        .await
+    let (direction, end) = if action.dy < 0.0 {
+        ("up", "top")
+    } else {
+        ("down", "bottom")
+    };
+    let asked = action.dy.abs().round();
+    let caption = format!("Scrolled {direction} {asked} px");
+    ctx.settle_for_look(ctx.settle_ms).await?;
+    let (listing, frame) = ctx.look(caption.clone()).await?;
+    // Known only against a listing of the same page before.
+    let moved = before
+        .filter(|(url, _)| *url == listing.url)
+        .map(|(_, scrolled)| (listing.scrolled - scrolled).abs().round());
+    let head = match moved {
+        Some(moved) if moved < 1.0 => format!(
+            "Nothing scrolled: the page is at its {end} already (and nothing under the middle \
+             of the view scrolls further {direction})."
+        ),
+        Some(moved) if moved + 1.0 < asked => {
+            format!("Scrolled {direction} {moved} px of the {asked} asked: the page's {end}.")
+        }
+        _ => format!("{caption}."),
+    };
+    Ok(ctx.page_reply(head, listing, frame))
 }
 
 #[cfg(test)]
@@ -31,11 +56,14 @@ mod tests {
 
     #[tokio::test]
     async fn scrolls_by_the_pixels_given_and_lists_what_is_in_view() {
-        let h = Harness::showing(&FakePage::new(
-            "https://x.example/",
-            "X",
-            &[("link", "Next")],
-        ));
+        let page = FakePage::new("https://x.example/", "X", &[("link", "Next")]);
+        page.scroll_by(1000.0, 1000.0);
+        let h = Harness::showing(&page);
+        let scrolled = page.clone();
+        h.backend.on::<ScrollRequest>(move |request| {
+            scrolled.scroll_by(request.dy, 2000.0);
+            Ok(Default::default())
+        });
         let (reply, frame) = h.ok(scroll(-299.6)).await;
         assert_eq!(h.backend.ops(), ["scroll", "settle", "evaluate"]);
         assert_eq!(h.backend.requests::<ScrollRequest>()[0].dy, -299.6);
@@ -43,6 +71,48 @@ mod tests {
         assert_eq!(frame.unwrap().caption, "Scrolled up 300 px");
         let (reply, _) = h.ok(scroll(500.0)).await;
         assert!(reply.text.starts_with("Scrolled down 500 px."));
+    }
+
+    #[tokio::test]
+    async fn says_how_far_it_went_when_the_page_ends_first() {
+        // 800 px to scroll in all.
+        let page = FakePage::new("https://x.example/", "X", &[("link", "Next")]);
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let scrolled = page.clone();
+        h.backend.on::<ScrollRequest>(move |request| {
+            scrolled.scroll_by(request.dy, 800.0);
+            Ok(Default::default())
+        });
+        let head = async |dy| {
+            h.ok(scroll(dy))
+                .await
+                .0
+                .text
+                .lines()
+                .next()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(
+            head(-200.0).await,
+            "Nothing scrolled: the page is at its top already (and nothing under the middle of \
+             the view scrolls further up)."
+        );
+        assert_eq!(head(500.0).await, "Scrolled down 500 px.");
+        assert_eq!(
+            head(500.0).await,
+            "Scrolled down 300 px of the 500 asked: the page's bottom."
+        );
+        assert_eq!(
+            head(500.0).await,
+            "Nothing scrolled: the page is at its bottom already (and nothing under the middle \
+             of the view scrolls further down)."
+        );
+        assert_eq!(
+            head(-900.0).await,
+            "Scrolled up 800 px of the 900 asked: the page's top."
+        );
     }
 
     #[tokio::test]

@@ -107,15 +107,21 @@ fn refuse_what_takes_no_text(listing: &Listing, n: i64) -> Result<()> {
         )));
     }
     // A slider takes keys, as it does from a person's keyboard.
-    let instead = if element.kind == "input:range" {
+    let instead = if ["input:range", "slider"].contains(&element.kind.as_str()) {
         format!(
             "; to move it, click {n}, then key ArrowRight or ArrowLeft (a step each), Home or End"
         )
     } else {
         String::new()
     };
+    // "an option", "an input:range", "a button".
+    let article = if element.kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
     Err(ControllerError::InvalidArgument(format!(
-        "element {n} is a {} ({}), which takes no text{instead}; {which}",
+        "element {n} is {article} {} ({}), which takes no text{instead}; {which}",
         element.kind,
         quoted(&element.label)
     )))
@@ -150,6 +156,8 @@ mod tests {
             below: 0,
             trail: Vec::new(),
             steps_in_tab: None,
+            said: Vec::new(),
+            scrolled: 0.0,
         }
     }
 
@@ -203,7 +211,7 @@ mod tests {
             .to_string();
         assert_eq!(
             error,
-            "element 1 is a input:range ('Budget'), which takes no text; to move it, click 1, \
+            "element 1 is an input:range ('Budget'), which takes no text; to move it, click 1, \
              then key ArrowRight or ArrowLeft (a step each), Home or End; these of the last \
              listing do: [2] input 'Name'"
         );

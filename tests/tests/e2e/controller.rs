@@ -265,6 +265,185 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn web_components_are_listed_named_and_read_through_their_shadow_roots_and_slots() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(
+        &mut tool,
+        "w",
+        format!("http://{site}/fixtures/components.html"),
+    )
+    .await;
+    // Named through slots; a field transparent until focused and a select's clipped button,
+    // each drawn by its label; the toggle that is its host listed once.
+    for line in [
+        "input \"Full name\" (empty)",
+        "checkbox \"I accept the terms\" (unchecked)",
+        "switch \"Gift wrap\" (unchecked)",
+        "button \"Fruit\" (collapsed)",
+        "button \"Send order\"",
+    ] {
+        assert!(page.text.contains(line), "{line}: {}", page.text);
+    }
+    let kinds: Vec<&str> = page.elements.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["input", "checkbox", "switch", "button", "button"],
+        "{}",
+        page.text
+    );
+    type_into(&mut tool, "w", element(&page, "Full name"), "Ada").await;
+    click(&mut tool, "w", element(&page, "I accept the terms")).await;
+    let wrapped = click(&mut tool, "w", element(&page, "Gift wrap")).await;
+    assert!(
+        wrapped.text.contains("switch \"Gift wrap\" (checked)"),
+        "{}",
+        wrapped.text
+    );
+
+    // The menu fades in and out in the shadow root: listed once it has come, gone once it went.
+    let menu = click(&mut tool, "w", element(&page, "Fruit")).await;
+    assert!(menu.text.contains("menuitem \"Banana\""), "{}", menu.text);
+    let chosen = click(&mut tool, "w", element(&menu, "Banana")).await;
+    assert!(
+        !chosen.elements.iter().any(|e| e.kind == "menuitem"),
+        "the faded menu is not listed: {}",
+        chosen.text
+    );
+
+    // The dialog in the shadow root covers the page; a tap under it names the dialog.
+    let dialog = click(&mut tool, "w", element(&page, "Send order")).await;
+    assert!(
+        dialog
+            .text
+            .contains("input \"Full name\" = \"Ada\" (covered)")
+            && dialog.text.contains("button \"Yes, send\"\n"),
+        "{}",
+        dialog.text
+    );
+    let refused = tool
+        .act(act(
+            "w",
+            Action::Click(ClickAction {
+                n: element(&dialog, "Full name"),
+            }),
+        ))
+        .await
+        .expect_err("a field under the dialog is not tapped");
+    assert!(
+        refused
+            .message()
+            .contains("('Really send it? Yes, send Cancel')"),
+        "{}",
+        refused.message()
+    );
+    let sent = click(&mut tool, "w", element(&dialog, "Yes, send")).await;
+    assert!(
+        !sent.elements.iter().any(|e| e.label == "Yes, send") && !sent.text.contains("(covered)"),
+        "the dialog faded out before the listing: {}",
+        sent.text
+    );
+
+    // Text drawn in a shadow root, a moment later: waited for, and read.
+    let waited = acted(
+        &mut tool,
+        act(
+            "w",
+            Action::Wait(WaitAction {
+                seconds: 5.0,
+                text: "Thank you, Ada".into(),
+            }),
+        ),
+    )
+    .await;
+    assert!(!waited.text.contains("did not appear"), "{}", waited.text);
+    let text = extract(&mut tool, "w").await.text;
+    for words in [
+        "Order summary",
+        "Slotted words",
+        "Sent: Ada, Banana, terms, wrapped",
+        "Thank you, Ada, Banana, terms, wrapped",
+        "Send order",
+    ] {
+        assert!(text.contains(words), "{words}: {text}");
+    }
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn controls_kits_draw_are_listed_as_what_they_are_and_chosen_in_by_typing() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(&mut tool, "k", format!("http://{site}/fixtures/kits.html")).await;
+    let lines: Vec<&str> = page.text.lines().skip(1).collect();
+    assert_eq!(
+        lines,
+        [
+            "[1] select \"Country\" = \"Choose a country\" (collapsed)",
+            "[2] select \"City\" (empty) (collapsed)",
+            "[3] slider \"Quantity\" = \"3\"",
+            "[4] input:email \"Email\" (empty)",
+            "[5] input \"Nickname\" (empty) (invalid: Nickname is taken)",
+            "[6] button \"Send\"",
+            "[7] clickable \"Profile\"",
+        ],
+        "{}",
+        page.text
+    );
+    // Opened by a press on its box, not on its label apart; its options say no role.
+    let chosen = type_into(&mut tool, "k", 1, "ital").await;
+    assert!(
+        chosen.text.starts_with(
+            "Chose the option of 'Country' the text names (a dropdown the page draws: opened, \
+             then its option 'Italy' clicked)."
+        ) && chosen
+            .text
+            .contains("[1] select \"Country\" = \"Italy\" (collapsed)"),
+        "{}",
+        chosen.text
+    );
+    let chosen = type_into(&mut tool, "k", 2, "lille").await;
+    assert!(
+        chosen
+            .text
+            .contains("[2] select \"City\" = \"Lille\" (collapsed)"),
+        "{}",
+        chosen.text
+    );
+    let refused = tool
+        .act(act(
+            "k",
+            Action::Type(TypeAction {
+                n: 3,
+                text: "5".into(),
+            }),
+        ))
+        .await
+        .expect_err("a slider takes keys, not text");
+    assert!(
+        refused
+            .message()
+            .contains("to move it, click 3, then key ArrowRight or ArrowLeft"),
+        "{}",
+        refused.message()
+    );
+    // The browser refuses the form in a bubble no listing sees: the field says why.
+    let sent = click(&mut tool, "k", 6).await;
+    assert!(
+        sent.text
+            .contains("[4] input:email \"Email\" (empty) (invalid: "),
+        "{}",
+        sent.text
+    );
+    click(&mut tool, "k", 7).await;
+    let text = extract(&mut tool, "k").await.text;
+    assert!(text.contains("Chosen: Profile"), "{text}");
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn type_into_a_dropdown_the_page_draws_opens_it_and_clicks_the_option_named() {
     // Quasar's and MUI's kind of dropdown, each opening a menu at the end of the page, beside
     // a list box always shown whose options share names with theirs.

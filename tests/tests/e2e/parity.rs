@@ -353,6 +353,34 @@ where
         "{thread} on {backend}: {}",
         emptied.text
     );
+    // The page's dialogs are answered at once, alike (OK, a prompt's own default), and the
+    // next listing says what they said.
+    let dialogs = act(
+        "navigate dialogs",
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}/fixtures/dialogs.html"),
+        }),
+    )
+    .await;
+    act(
+        "click a button that asks first",
+        Action::Click(ClickAction {
+            n: element(&dialogs, "Delete \"Buy milk\""),
+        }),
+    )
+    .await;
+    act(
+        "click a button that prompts",
+        Action::Click(ClickAction {
+            n: element(&dialogs, "Rename"),
+        }),
+    )
+    .await;
+    act(
+        "extract after the dialogs",
+        Action::Extract(ExtractAction {}),
+    )
+    .await;
     act("screenshot", Action::Screenshot(ScreenshotAction {})).await;
     act(
         "hand over",
@@ -456,6 +484,30 @@ async fn run_on_both_backends(system: &mut System) {
         "{:?}",
         step("fetch with them")
     );
+    assert_eq!(
+        step("click a button that asks first")
+            .text
+            .lines()
+            .collect::<Vec<_>>()[..3],
+        [
+            "Clicked 'Delete \"Buy milk\"'.",
+            "The page's confirm dialog asked \"Delete \\\"Buy milk\\\"? This cannot be undone.\" and \
+             was answered OK.",
+            "The page's alert said \"Deleted.\" (answered OK).",
+        ],
+        "{:?}",
+        step("click a button that asks first")
+    );
+    assert!(
+        step("click a button that prompts").text.starts_with(
+            "Clicked 'Rename'.\nThe page's prompt asked \"New name?\" and was answered \
+             \"Buy oat milk\" (its own default text).\n["
+        ),
+        "{:?}",
+        step("click a button that prompts")
+    );
+    let extracted = &step("extract after the dialogs").text;
+    assert!(extracted.contains("renamed to Buy oat milk"), "{extracted}");
     let shot = step("screenshot").frame.as_ref().unwrap();
     assert_eq!((shot.0, shot.1), (1280, 900));
     assert_eq!(step("screenshot").jpeg, Some((1280, 900)));

@@ -920,21 +920,29 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         /** On screen (the sheet, an Activity's context) the WebView shows its own dialogs; offscreen none may open. */
         private fun onScreen() = sheet != null && page.view.parent === sheet
 
+        /** What a dialog said, kept in the page for the next listing once its script goes on. */
+        private fun said(view: WebView, kind: String, message: String, answer: String) {
+            main.post { view.evaluateJavascript(Scripts.dialogSaid(kind, message, answer), null) }
+        }
+
         override fun onJsAlert(view: WebView, url: String, message: String, result: JsResult): Boolean {
             if (onScreen()) return false
             result.confirm()
+            said(view, "alert", message, "OK")
             return true
         }
 
         override fun onJsConfirm(view: WebView, url: String, message: String, result: JsResult): Boolean {
             if (onScreen()) return false
             result.confirm()
+            said(view, "confirm", message, "OK")
             return true
         }
 
         override fun onJsPrompt(view: WebView, url: String, message: String, defaultValue: String?, result: JsPromptResult): Boolean {
             if (onScreen()) return false
             result.confirm(defaultValue ?: "")
+            said(view, "prompt", message, defaultValue ?: "")
             return true
         }
 

@@ -107,6 +107,16 @@ $js
      */
     val FRAME_DRAWN: String by lazy { shared("frame_drawn.js") }
 
+    /**
+     * Keeps in the page what a JavaScript dialog said and how it was answered, for the next
+     * listing to report (proto/scripts/dialog_said.js): a statement, for the page once the
+     * dialog is answered. [kind] is `alert`, `confirm` or `prompt`; [answer] `OK` or the prompt's text.
+     */
+    private val DIALOG_SAID: String by lazy { shared("dialog_said.js") }
+
+    fun dialogSaid(kind: String, message: String, answer: String): String =
+        "($DIALOG_SAID)(${Json.write(mapOf("kind" to kind, "message" to message, "answer" to answer))})"
+
     /** What a CSS px of the layout viewport is in view px: `{dpr, scale, left, top}`. */
     const val VIEWPORT = """() => {
   const v = window.visualViewport;

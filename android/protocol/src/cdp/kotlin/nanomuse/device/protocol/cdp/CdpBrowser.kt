@@ -688,12 +688,17 @@ class CdpBrowser(
                     page.statuses[loader] = status
                 }
             }
-            // The offscreen WebView's onJsAlert/Confirm/Prompt/BeforeUnload: confirmed, the prompt's default.
-            "Page.javascriptDialogOpening" -> cdp.send(
-                "Page.handleJavaScriptDialog",
-                mapOf("accept" to true, "promptText" to (params["defaultPrompt"] as? String ?: "")),
-                page.sessionId,
-            )
+            // The offscreen WebView's onJsAlert/Confirm/Prompt/BeforeUnload: confirmed, the prompt's
+            // default; what it said kept in the page for the next listing.
+            "Page.javascriptDialogOpening" -> {
+                val answer = params["defaultPrompt"] as? String ?: ""
+                cdp.send("Page.handleJavaScriptDialog", mapOf("accept" to true, "promptText" to answer), page.sessionId)
+                val kind = params["type"] as? String ?: "alert"
+                if (kind != "beforeunload") {
+                    val said = Scripts.dialogSaid(kind, params["message"] as? String ?: "", if (kind == "prompt") answer else "OK")
+                    cdp.send("Runtime.evaluate", mapOf("expression" to said), page.sessionId)
+                }
+            }
             "Page.fileChooserOpened" -> page.chooser?.complete(params)
             "Inspector.targetCrashed" -> rendererGone(page)
         }
