@@ -449,6 +449,9 @@ pub fn render_json(reply: &ActReply) -> Value {
             if !element.href.is_empty() {
                 object["href"] = json!(element.href);
             }
+            if !element.state.is_empty() {
+                object["state"] = json!(element.state);
+            }
             object
         })
         .collect();
@@ -663,7 +666,7 @@ async fn act(invocation: &ActInvocation) -> Result<ActReply, String> {
     attach_local_files(invocation, &mut request)?;
     let mut client = connect(&invocation.server).await?;
 
-    let reply = client
+    let mut reply = client
         .act(authorized(request, token.as_ref()))
         .await
         .map_err(|status| status_message(&status))?
@@ -689,6 +692,12 @@ async fn act(invocation: &ActInvocation) -> Result<ActReply, String> {
         tokio::fs::write(path, &frame.jpeg)
             .await
             .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        // Said, and what it is: a JPEG whatever the file's name says.
+        reply.text.push_str(&format!(
+            "\nWrote the picture to {} (JPEG, {} bytes).",
+            path.display(),
+            frame.jpeg.len()
+        ));
     }
     Ok(reply)
 }
@@ -1264,12 +1273,14 @@ mod tests {
                     label: "More information…".into(),
                     kind: "link".into(),
                     href: "https://www.iana.org/domains/example".into(),
+                    state: String::new(),
                 },
                 Element {
                     n: 2,
                     label: "Search".into(),
                     kind: "input".into(),
                     href: String::new(),
+                    state: "= \"cats\"".into(),
                 },
             ],
             frame: Some(FrameRef {
@@ -1301,7 +1312,7 @@ mod tests {
                         "kind": "link",
                         "href": "https://www.iana.org/domains/example"
                     },
-                    {"n": 2, "label": "Search", "kind": "input"}
+                    {"n": 2, "label": "Search", "kind": "input", "state": "= \"cats\""}
                 ],
                 "frame": {
                     "id": "f-1",

@@ -489,6 +489,7 @@ impl Ctx<'_> {
                     label: e.label.clone(),
                     kind: e.kind.clone(),
                     href: e.href.clone(),
+                    state: e.state.clone(),
                 })
                 .collect(),
             frame: Some(frame),

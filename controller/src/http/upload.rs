@@ -55,7 +55,7 @@ pub async fn upload(
     let elements: Vec<Value> = reply
         .elements
         .iter()
-        .map(|e| json!({"n": e.n, "label": e.label, "kind": e.kind, "href": e.href}))
+        .map(|e| json!({"n": e.n, "label": e.label, "kind": e.kind, "href": e.href, "state": e.state}))
         .collect();
     Ok(Json(json!({
         "text": reply.text,

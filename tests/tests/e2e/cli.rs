@@ -56,6 +56,32 @@ async fn a_thread_named_alone_is_reached_in_its_own_workspace_and_a_new_one_gets
     assert!(read.status.success(), "{}", said(&read));
     assert!(said(&read).contains("Test page"), "{}", said(&read));
 
+    // A picture written where it was asked, and said so: a JPEG whatever the name says.
+    let file = dir.path().join("page.png");
+    let shot = cli(
+        &server,
+        &[
+            "--thread",
+            "t2",
+            "screenshot",
+            "--out",
+            file.to_str().unwrap(),
+        ],
+    )
+    .await;
+    assert!(shot.status.success(), "{}", said(&shot));
+    let jpeg = std::fs::read(&file).unwrap();
+    assert!(jpeg.starts_with(&[0xFF, 0xD8]), "not a JPEG");
+    assert!(
+        said(&shot).contains(&format!(
+            "Wrote the picture to {} (JPEG, {} bytes).",
+            file.display(),
+            jpeg.len()
+        )),
+        "{}",
+        said(&shot)
+    );
+
     let elsewhere = cli(
         &server,
         &["--thread", "t2", "--workspace", "bank", "extract"],
