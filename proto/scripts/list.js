@@ -721,7 +721,8 @@
     // dialog beside it is what covers.
     const beside = () => itemsOf(allIn(hit.parentNode, DIALOGS)).find((dialog) => visibleByCss(dialog));
     const cover = (hit.closest && hit.closest(DIALOGS)) || (hit.parentNode && readable(beside)) || hit;
-    const words = collapse(readable(() => shownText(cover))) || collapse(readable(() => labelOf(cover, '')));
+    // Its words as the page wrote them (not upper-cased by CSS), as elements are named.
+    const words = collapse(readable(() => wordsOf(cover))) || collapse(readable(() => labelOf(cover, '')));
     return words ? cut(words, LABEL_LIMIT) : '<' + cover.localName + '>';
   };
   // What a listing marks covered lies under something fixed over the view's middle (a dialog's

@@ -210,15 +210,37 @@ impl PageHandle {
 
     /// Sends a command to the page, on our side-channel session.
     pub async fn cdp(&self, method: &str, params: Value) -> Result<Value> {
-        self.side
-            .call(Some(&self.side_session), method, params)
+        self.answered(self.side.call(Some(&self.side_session), method, params))
             .await
     }
 
     /// Sends `commands` to the page back to back and waits for all (see
     /// [`SideChannel::call_in_order`]): the events of one input, so it takes one frame.
     pub async fn cdp_in_order(&self, commands: &[(&str, Value)]) -> Result<()> {
-        self.side.call_in_order(&self.side_session, commands).await
+        self.answered(self.side.call_in_order(&self.side_session, commands))
+            .await
+    }
+
+    /// `call`'s answer. A command the page leaves unanswered for [`UNANSWERED_AFTER`] has it
+    /// asked whether its script still yields: one that does not (an endless loop a click
+    /// started) is ended, or every later op on the page would wait for it in vain; the command
+    /// then fails saying so.
+    async fn answered<T>(&self, call: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+        tokio::pin!(call);
+        if let Ok(answer) = tokio::time::timeout(UNANSWERED_AFTER, &mut call).await {
+            return answer;
+        }
+        // (Boxed: the probe is a command to the page too.)
+        if !Box::pin(crate::ops::end_runaway_script(self)).await {
+            return call.await;
+        }
+        // Its answer comes once the script is ended; what the script was doing is cut short.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), call).await;
+        Err(WorkerError::FailedPrecondition(format!(
+            "the page's script ran for {} s without yielding (an endless loop?), holding the \
+             page, so it was stopped: what the page was doing is cut short; look again",
+            UNANSWERED_AFTER.as_secs()
+        )))
     }
 
     /// Closes the page's target.
@@ -236,6 +258,11 @@ impl Drop for PageHandle {
         self.dialogs_task.abort();
     }
 }
+
+/// How long a command to the page may go unanswered before its script is suspected of never
+/// yielding: an input or a script of ours answers in milliseconds, a listing of 50,000 links
+/// in about 2 s.
+const UNANSWERED_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// More dialogs than this within [`DIALOG_STORM_WINDOW`] is a storm, not a page asking.
 const DIALOG_STORM_COUNT: usize = 10;

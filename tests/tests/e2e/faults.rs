@@ -65,6 +65,7 @@ impl Site {
             .route("/alert-chain", get(|| async { Html(ALERT_CHAIN) }))
             .route("/popup-storm", get(|| async { Html(POPUP_STORM) }))
             .route("/beforeunload", get(|| async { Html(BEFOREUNLOAD) }))
+            .route("/freeze", get(|| async { Html(FREEZE) }))
             .route("/redirect/{n}", get(redirect))
             .route("/js-redirect/{n}", get(js_redirect))
             .route("/endless", get(endless))
@@ -135,6 +136,13 @@ const POPUP_STORM: &str = r#"<!doctype html><title>Storm</title><p>storm</p>
   };
   addEventListener('load', () => { storm(); setInterval(storm, 50); });
 </script>"#;
+
+/// A button whose press starts a script that never yields, and one that counts presses.
+const FREEZE: &str = r#"<!doctype html><title>Freeze</title>
+<button style="position:absolute;left:10px;top:10px;width:100px;height:30px"
+  onclick="while (true) {}">Freeze</button>
+<button style="position:absolute;left:10px;top:60px;width:100px;height:30px"
+  onclick="this.textContent = 'Pressed'">Press</button>"#;
 
 /// Asks to stay whenever the page is left.
 const BEFOREUNLOAD: &str = r#"<!doctype html><title>Trap</title>
@@ -1183,6 +1191,73 @@ async fn a_phone_that_leaves_or_goes_silent_mid_op_fails_that_action_clearly_and
 
 // ---------------------------------------------------------------------------------------------
 // Hostile pages.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_click_that_starts_a_script_without_end_is_cut_short_and_the_page_answers_again() {
+    logs();
+    let site = Site::serve().await;
+    let dir = tempfile::tempdir().unwrap();
+    let controller = ControllerProcess::start(
+        controller_config(&dir.path().join("controller")),
+        "127.0.0.1:0",
+    )
+    .await;
+    let worker = Worker::start(registered_worker_config(
+        &dir.path().join("w1"),
+        "w1",
+        controller.address,
+        4,
+    ))
+    .await;
+    controller.wait_for_workers(&["w1"]).await;
+    let mut tool = controller.tool().await;
+    let page = acted(&mut tool, act("frozen", navigate(site.url("/freeze")))).await;
+    assert_eq!(page.elements.len(), 2, "{}", page.text);
+
+    // The page's thread is held: the worker ends the script once the page stops answering.
+    let started = Instant::now();
+    let refused = tool
+        .act(act("frozen", Action::Click(ClickAction { n: 1 })))
+        .await
+        .expect_err("the click's script never yields");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        refused.code(),
+        tonic::Code::FailedPrecondition,
+        "{refused:?}"
+    );
+    assert!(
+        refused.message().contains(
+            "ran for 10 s without yielding (an endless loop?), holding the page, so it was stopped"
+        ),
+        "{}",
+        refused.message()
+    );
+
+    // The page answers again at once.
+    let started = Instant::now();
+    let pressed = acted(
+        &mut tool,
+        act("frozen", Action::Click(ClickAction { n: 2 })),
+    )
+    .await;
+    assert!(
+        pressed.text.contains("button \"Pressed\""),
+        "{}",
+        pressed.text
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    controller.stop().await;
+    worker.stop().await;
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn hostile_pages_get_a_clear_reply_in_time_and_the_worker_stays_healthy() {

@@ -42,19 +42,27 @@ pub async fn page_info(page: &PageHandle) -> Result<PageInfo> {
 /// not eat the browser the profile's other pages share. A page that still answers keeps its
 /// scripts: only one that does not answer within half a second has its script ended.
 pub async fn quiet(page: &PageHandle) {
-    let probe = page.evaluate("() => 1", &Value::Null);
-    if tokio::time::timeout(std::time::Duration::from_millis(500), probe)
-        .await
-        .is_err()
-    {
-        tracing::warn!("the page's script does not yield; ending it");
-        if let Err(error) = page.cdp("Runtime.terminateExecution", json!({})).await {
-            tracing::debug!(%error, "terminateExecution refused");
-        }
-    }
+    end_runaway_script(page).await;
     if let Err(error) = page.cdp("Page.stopLoading", json!({})).await {
         tracing::debug!(%error, "stopLoading refused");
     }
+}
+
+/// Ends the page's script if it does not yield (no answer to a trivial evaluate within half a
+/// second); true when it was ended.
+pub async fn end_runaway_script(page: &PageHandle) -> bool {
+    let probe = page.evaluate("() => 1", &Value::Null);
+    if tokio::time::timeout(std::time::Duration::from_millis(500), probe)
+        .await
+        .is_ok()
+    {
+        return false;
+    }
+    tracing::warn!("the page's script does not yield; ending it");
+    if let Err(error) = page.cdp("Runtime.terminateExecution", json!({})).await {
+        tracing::debug!(%error, "terminateExecution refused");
+    }
+    true
 }
 
 /// A URL the browser may be sent to: about:blank (no network), or one the page's URL policy
