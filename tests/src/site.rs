@@ -27,6 +27,16 @@ pub async fn serve_site() -> SocketAddr {
         .route("/popups", get(|| async { Html(POPUPS) }))
         .route("/download", get(download))
         .route("/no-content", get(|| async { StatusCode::NO_CONTENT }))
+        .route(
+            "/basic-auth",
+            get(|| async {
+                (
+                    StatusCode::UNAUTHORIZED,
+                    [(header::WWW_AUTHENTICATE, "Basic realm=\"Admin\"")],
+                    "sign in",
+                )
+            }),
+        )
         .route("/never", get(never))
         .route("/big", get(|| async { "x".repeat(300_000) }))
         .route("/listing", get(|| async { Html(LISTING) }))

@@ -754,6 +754,20 @@ async fn bad_input_gets_a_clear_error_and_changes_nothing() {
         matches!(error, BackendError::FailedPrecondition(ref m) if m.contains("no page")),
         "{error:?}"
     );
+    // A site that asks for its own password (HTTP authentication) says so in words.
+    let error = b
+        .navigate(NavigateRequest {
+            session: session("x"),
+            url: format!("http://{site}/basic-auth"),
+            timeout_ms: 0,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, BackendError::FailedPrecondition(ref m)
+            if m.contains("asks for a user name and password of its own")),
+        "{error:?}"
+    );
     let error = b
         .navigate(NavigateRequest {
             session: session("x"),
