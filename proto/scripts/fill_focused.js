@@ -35,6 +35,11 @@
     if (took) {
       el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText', data: text}));
       el.dispatchEvent(new Event('change', {bubbles: true}));
+      // The key's release too, as after a person's last key: widgets of the jQuery era read
+      // the field on keyup (jQuery UI's datepicker takes the typed date then, or Enter picks
+      // the day it had). Not the press, which masked fields answer by inserting its key.
+      const last = [...text].pop() || '';
+      el.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: last}));
       return null;
     }
   } catch (_) {

@@ -43,6 +43,11 @@
     option: 'option', switch: 'switch', combobox: 'select', textbox: 'input', slider: 'slider',
   }));
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image']);
+  // Never a control of its own, whatever its cursor: the page, its text runs, its parts.
+  const POINTERLESS = new Set(['html', 'body', 'head', 'script', 'style', 'label', 'option', 'optgroup',
+    'br', 'b', 'em', 'strong', 'small', 'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'path', 'g',
+    'use', 'tbody', 'thead', 'tr', 'table', 'ul', 'ol', 'form', 'fieldset', 'legend', 'main', 'section',
+    'article', 'nav', 'header', 'footer', 'aside']);
   const TOGGLE_KINDS = new Set(['checkbox', 'radio', 'switch']);
   // What is inside one of these is part of it: a finger pressing the inner span presses them.
   const CONTAINER_KINDS = new Set(['link', 'button', 'summary', 'tab', 'menuitem', 'option']);
@@ -108,6 +113,13 @@
     const tabindex = el.getAttribute('tabindex');
     // (Or focusable by script only, as a menu's items are: Vuetify's list items.)
     if (tabindex !== null && Number.isInteger(Number(tabindex)) && getComputedStyle(el).cursor === 'pointer') {
+      return 'clickable';
+    }
+    // Drawn as pressable where what holds it is not: an item of a widget whose handler the
+    // page keeps elsewhere (a jQuery plugin's menu item, a link with no address, an icon to
+    // remove a tag). What holds controls of its own is a container (see `delegates`).
+    if (!POINTERLESS.has(tag) && getComputedStyle(el).cursor === 'pointer' && el.parentElement
+      && getComputedStyle(el.parentElement).cursor !== 'pointer') {
       return 'clickable';
     }
     return null;
@@ -234,6 +246,15 @@
   const transparentOnly = (el) =>
     !!el.checkVisibility && el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
 
+  // A <label> next to `el` that is not tied to a field (none inside it, no `for`).
+  const untiedLabelBeside = (el) => [el.previousElementSibling, el.nextElementSibling].find((sibling) =>
+    sibling && sibling.localName === 'label' && !sibling.hasAttribute('for') && allIn(sibling, FIELDS).length === 0);
+  // A field a person does not see: no box, hidden, or clipped to nothing (a native <select> a
+  // widget hid to draw its own, Select2's).
+  const unseen = (field) => {
+    const rect = field.getBoundingClientRect();
+    return rect.width <= 2 || rect.height <= 2 || !visibleByCss(field) || clippedAway(field);
+  };
   // The nearest box drawn around a field, a few levels out at most, that holds no other control.
   const boxAround = (field) => {
     let node = field.parentElement;
@@ -285,8 +306,7 @@
       target = editor;
       rect = editor.getBoundingClientRect();
       editors.set(el, editor);
-    } else if (!hasArea(rect) || !visibleByCss(el)
-      || ((TOGGLE_KINDS.has(kind) || kind === 'input:file') && clippedAway(el))) {
+    } else if (!hasArea(rect) || !visibleByCss(el) || clippedAway(el)) {
       const toggle = TOGGLE_KINDS.has(kind);
       // Styled checkboxes and file pickers hide the real input and draw its <label>, which is
       // what a finger presses; pressing it toggles the input, or opens its file chooser. A
@@ -294,9 +314,14 @@
       // inside the <label> it draws. Any control made see-through or clipped away by its own
       // style is drawn by its label (Ionic's select: a clipped button inside the <label> that
       // shows the choice; its floating-label field, transparent until it has the focus).
-      const drawnByLabel = toggle || kind === 'input:file' || kind === 'select'
-        || (hasArea(rect) && transparentOnly(el));
-      let label = drawnByLabel && el.labels && el.labels[0];
+      // (Not a native <select> the page hid and drew anew beside it: Select2's, Tom Select's
+      // copy is the one listed.)
+      const native = el.localName === 'select';
+      const drawnByLabel = !native && (toggle || kind === 'input:file' || kind === 'select'
+        || (hasArea(rect) && transparentOnly(el)));
+      // A toggle's label beside it, tied by the page's script rather than by `for` (Fomantic's
+      // checkbox, its label drawn over the transparent input), stands in too.
+      let label = drawnByLabel && ((el.labels && el.labels[0]) || (toggle && untiedLabelBeside(el)));
       // A dropdown's field inside the box the page draws for it, its label apart (Ant Design's
       // select, its form's label above it): the box is what a finger presses, not the label.
       if (kind === 'select' && el.localName === 'input' && !(label && label.contains(el))) {
@@ -307,7 +332,10 @@
         rect = labelRect;
         target = label;
         standIns.add(label);
-      } else if (!((toggle || kind === 'input:file') && hasArea(rect) && transparentOnly(el))) {
+      } else if (!((toggle || kind === 'input:file' || (native && rect.width >= 10 && rect.height >= 10
+        && !clippedAway(el))) && hasArea(rect) && transparentOnly(el))) {
+        // (A native <select> laid see-through over a box the page draws is the control a finger
+        // presses; one hidden to a sliver or clipped away stands behind a widget's own copy.)
         return;
       }
     }
@@ -452,18 +480,15 @@
   // is not tied to another field, else the text of the nearest enclosing row, list item or box
   // that holds no other field (a todo's checkbox by its todo, a table row's by the row).
   const contextOf = (el) => {
-    for (const sibling of [el.previousElementSibling, el.nextElementSibling]) {
-      if (sibling && sibling.localName === 'label' && !sibling.hasAttribute('for') && allIn(sibling, FIELDS).length === 0) {
-        const text = collapse(sibling.innerText);
-        if (text) return text;
-      }
-    }
+    const beside = untiedLabelBeside(el);
+    const text = beside && collapse(beside.innerText);
+    if (text) return text;
     let node = el.parentElement;
     for (let depth = 0; node && depth < 4 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
       const fields = allIn(node, FIELDS);
       for (let i = 0; i < fields.length; i += 1) {
         // (An editor's own hidden field is inside it.)
-        if (!el.contains(fields[i]) && hasArea(fields[i].getBoundingClientRect())) return '';
+        if (!el.contains(fields[i]) && !unseen(fields[i])) return '';
       }
       const text = textAround(node, el, true) || textAround(node, el, false);
       if (text) return text;
@@ -619,6 +644,25 @@
     return userInvalid ? collapse(el.validationMessage) : null;
   };
 
+  // A field whose value is a secret: a password field, one the page says holds one, one drawn
+  // masked, or one that was a password field before (a "Show password" switch made it text).
+  let secrets = window.__nanomuseSecrets;
+  if (!(secrets instanceof WeakSet)) {
+    secrets = new WeakSet();
+    try {
+      Object.defineProperty(window, '__nanomuseSecrets', { value: secrets, configurable: true });
+    } catch (_) { /* remembered for this listing only */ }
+  }
+  const secret = (el) => {
+    if (el.type === 'password') {
+      secrets.add(el);
+      return true;
+    }
+    const masked = getComputedStyle(el).webkitTextSecurity;
+    return secrets.has(el) || SECRET_AUTOCOMPLETE.test(el.autocomplete || '')
+      || /pass(word|wd)|\bpwd\b/i.test(el.name + ' ' + el.id) || (!!masked && masked !== 'none');
+  };
+
   const stateOf = (el, kind) => {
     const tag = el.localName;
     const role = (el.getAttribute('role') || '').toLowerCase();
@@ -640,7 +684,7 @@
       // Less the label drawn inside it, which names it.
       const shown = labelsInside(el).reduce((text, label) => text.replace(label, ''), collapse(contentText(el))).trim();
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
-    } else if (tag === 'input' && (el.type === 'password' || SECRET_AUTOCOMPLETE.test(el.autocomplete || ''))) {
+    } else if (tag === 'input' && secret(el)) {
       // Passwords go to the website, never through the model.
       parts.push(el.value ? '(filled)' : '(empty)');
     } else if (kind === 'input' || kind.startsWith('input:') || kind === 'textarea' || kind === 'editable') {
@@ -809,7 +853,12 @@
   // What the page's JavaScript dialogs said since the last listing (dialog_said.js), taken:
   // each is reported once.
   const said = readable(() => {
-    const kept = window.__nanomuseSaid;
+    let stored = [];
+    try {
+      stored = JSON.parse(sessionStorage.getItem('__nanomuseSaid') || '[]');
+      if (stored.length) sessionStorage.removeItem('__nanomuseSaid');
+    } catch (_) { /* no storage: the window's alone */ }
+    const kept = (Array.isArray(stored) ? stored : []).concat(window.__nanomuseSaid || []);
     delete window.__nanomuseSaid;
     return Array.isArray(kept) ? kept.map((entry) => ({
       kind: String(entry.kind),

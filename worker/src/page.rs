@@ -210,8 +210,13 @@ impl PageHandle {
 
     /// Sends a command to the page, on our side-channel session.
     pub async fn cdp(&self, method: &str, params: Value) -> Result<Value> {
-        self.answered(self.side.call(Some(&self.side_session), method, params))
-            .await
+        let call = self.side.call(Some(&self.side_session), method, params);
+        // A navigation waits for its server, not for the page's script (its op bounds it, and
+        // ends a script that holds it then: `ops::quiet`).
+        if method.starts_with("Page.") {
+            return call.await;
+        }
+        self.answered(call).await
     }
 
     /// Sends `commands` to the page back to back and waits for all (see

@@ -146,7 +146,13 @@ impl NetworkTracker {
                 if let Some(url) = text("/request/url") {
                     self.on_requested(url);
                 }
-                if let Some(id) = text("/requestId") {
+                // A dedicated worker's own script (its document is itself) is asked for here,
+                // but its end is told to the worker's target, never to this session: counted, it
+                // would keep the page busy to every settle's bound.
+                let workers_script = text("/type") == Some("Script")
+                    && text("/documentURL").is_some()
+                    && text("/documentURL") == text("/request/url");
+                if let (Some(id), false) = (text("/requestId"), workers_script) {
                     self.on_start(id, text("/initiator/type") != Some("other"));
                 }
             }
@@ -399,6 +405,25 @@ mod tests {
 
     fn tracker() -> NetworkTracker {
         NetworkTracker::new("main".into(), Arc::default())
+    }
+
+    #[test]
+    fn a_workers_own_script_is_not_counted_in_flight_its_end_comes_elsewhere() {
+        let tracker = tracker();
+        tracker.on_event(
+            "Network.requestWillBeSent",
+            &json!({"requestId": "w", "type": "Script", "loaderId": "",
+                "documentURL": "http://a.test/worker.js",
+                "request": {"url": "http://a.test/worker.js"}, "initiator": {"type": "other"}}),
+        );
+        assert_eq!(tracker.snapshot().in_flight, 0);
+        // A page's own script, though, is.
+        tracker.on_event(
+            "Network.requestWillBeSent",
+            &json!({"requestId": "s", "type": "Script", "documentURL": "http://a.test/",
+                "request": {"url": "http://a.test/app.js"}}),
+        );
+        assert_eq!(tracker.snapshot().in_flight, 1);
     }
 
     #[test]

@@ -1,12 +1,42 @@
 //! `fetch url [method] [body]`: an HTTP request with the browser's cookies, no page rendered.
 //! The reply gives the status, the headers and the body as text, truncated when long.
 
-use nanomuse_proto::{ActReply, FetchAction, FetchRequest, FetchResult};
+use nanomuse_proto::{ActReply, FetchAction, FetchRequest, FetchResult, Header};
 
 use super::Ctx;
 use crate::error::{ControllerError, Result};
 
 const BODY_CHARS: usize = 20_000;
+
+/// `headers`, and for a body sent without a `Content-Type` the one it reads as: JSON, a form's
+/// `a=1&b=2`, else plain text (an API answers a JSON body sent as nothing with 415 or 422).
+fn with_content_type(headers: &[Header], body: &str) -> Vec<Header> {
+    let mut headers = headers.to_vec();
+    let given = headers
+        .iter()
+        .any(|h| h.name.eq_ignore_ascii_case("content-type"));
+    if body.is_empty() || given {
+        return headers;
+    }
+    let trimmed = body.trim();
+    let form = trimmed.contains('=')
+        && !trimmed.contains(char::is_whitespace)
+        && !trimmed.starts_with(['{', '[']);
+    let kind = if serde_json::from_str::<serde_json::Value>(trimmed)
+        .is_ok_and(|v| v.is_object() || v.is_array())
+    {
+        "application/json"
+    } else if form {
+        "application/x-www-form-urlencoded"
+    } else {
+        "text/plain;charset=UTF-8"
+    };
+    headers.push(Header {
+        name: "content-type".into(),
+        value: kind.into(),
+    });
+    headers
+}
 
 pub async fn run(ctx: &mut Ctx<'_>, action: FetchAction) -> Result<ActReply> {
     if action.url.trim().is_empty() {
@@ -19,7 +49,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: FetchAction) -> Result<ActReply> {
             session: ctx.session(),
             url: action.url.trim().to_string(),
             method: action.method.clone(),
-            headers: action.headers.clone(),
+            headers: with_content_type(&action.headers, &action.body),
             body: action.body.clone().into_bytes(),
         })
         .await?;
@@ -64,6 +94,36 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_body_without_a_content_type_is_sent_as_what_it_reads_as() {
+        let kind = |body: &str| {
+            with_content_type(&[], body)
+                .iter()
+                .find(|h| h.name == "content-type")
+                .map(|h| h.value.clone())
+        };
+        assert_eq!(
+            kind(r#"{"name": "Bo"}"#).as_deref(),
+            Some("application/json")
+        );
+        assert_eq!(kind("[1, 2]").as_deref(), Some("application/json"));
+        assert_eq!(
+            kind("name=Bo&kind=bird").as_deref(),
+            Some("application/x-www-form-urlencoded")
+        );
+        assert_eq!(
+            kind("hello there").as_deref(),
+            Some("text/plain;charset=UTF-8")
+        );
+        assert_eq!(kind(""), None, "no body, no type");
+        let given = with_content_type(&[header("Content-Type", "text/csv")], "a,b");
+        assert_eq!(
+            given,
+            [header("Content-Type", "text/csv")],
+            "one given is kept"
+        );
+    }
+
     #[tokio::test]
     async fn sends_the_request_and_reports_status_headers_and_body() {
         let h = Harness::new(FakeBackend::new());
@@ -95,7 +155,13 @@ mod tests {
                 br#"{"item":"milk"}"#.as_slice()
             )
         );
-        assert_eq!(sent.headers, [header("x-csrf", "abc")]);
+        assert_eq!(
+            sent.headers,
+            [
+                header("x-csrf", "abc"),
+                header("content-type", "application/json")
+            ]
+        );
         assert_eq!(
             reply.text,
             "HTTP 201 from https://api.example/orders\ncontent-type: application/json\n\n{\"id\":7}"

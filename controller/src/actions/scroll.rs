@@ -30,6 +30,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ScrollAction) -> Result<ActReply> {
         .filter(|(url, _)| *url == listing.url)
         .map(|(_, scrolled)| (listing.scrolled - scrolled).abs().round());
     let head = match moved {
+        _ if asked == 0.0 => format!("{caption}."),
         Some(moved) if moved < 1.0 => format!(
             "Nothing scrolled: the page is at its {end} already (and nothing under the middle \
              of the view scrolls further {direction})."

@@ -388,6 +388,10 @@ async fn controls_kits_draw_are_listed_as_what_they_are_and_chosen_in_by_typing(
             "[5] input \"Nickname\" (empty) (invalid: Nickname is taken)",
             "[6] button \"Send\"",
             "[7] clickable \"Profile\"",
+            "[8] checkbox \"Dark mode\" (unchecked)",
+            "[9] select \"Carrier\" = \"DHL\" (collapsed)",
+            "[10] clickable \"Sort by\"",
+            "[11] input \"When\" (empty)",
         ],
         "{}",
         page.text
@@ -440,6 +444,24 @@ async fn controls_kits_draw_are_listed_as_what_they_are_and_chosen_in_by_typing(
     click(&mut tool, "k", 7).await;
     let text = extract(&mut tool, "k").await.text;
     assert!(text.contains("Chosen: Profile"), "{text}");
+    // Pressed at the label drawn over it, which the page's script ties to it.
+    let dark = click(&mut tool, "k", 8).await;
+    assert!(
+        dark.text.contains("[8] checkbox \"Dark mode\" (checked)"),
+        "{}",
+        dark.text
+    );
+    // A menu whose items say nothing but their pointer.
+    let menu = click(&mut tool, "k", 10).await;
+    let oldest = element(&menu, "Oldest");
+    click(&mut tool, "k", oldest).await;
+    // A field read on the key's release.
+    type_into(&mut tool, "k", 11, "2027-01-15").await;
+    let text = extract(&mut tool, "k").await.text;
+    assert!(
+        text.contains("Chosen: sorted by Oldest") && text.contains("read 2027-01-15"),
+        "{text}"
+    );
     fleet.stop().await;
 }
 

@@ -381,6 +381,13 @@ where
         Action::Extract(ExtractAction {}),
     )
     .await;
+    act(
+        "click a button whose form asks first",
+        Action::Click(ClickAction {
+            n: element(&dialogs, "Empty the list"),
+        }),
+    )
+    .await;
     act("screenshot", Action::Screenshot(ScreenshotAction {})).await;
     act(
         "hand over",
@@ -505,6 +512,14 @@ async fn run_on_both_backends(system: &mut System) {
         ),
         "{:?}",
         step("click a button that prompts")
+    );
+    let emptied = &step("click a button whose form asks first").text;
+    assert!(
+        emptied.contains("dialogs.html?emptied=1")
+            && emptied.contains(
+                "\nThe page's confirm dialog asked \"Empty the list for good?\" and was answered OK.\n"
+            ),
+        "{emptied}"
     );
     let extracted = &step("extract after the dialogs").text;
     assert!(extracted.contains("renamed to Buy oat milk"), "{extracted}");

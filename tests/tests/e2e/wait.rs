@@ -171,6 +171,15 @@ async fn ticker(mut socket: WebSocket) {
     }
 }
 
+/// A page that starts a Web Worker (ReDoc, a PDF viewer, an editor do), which answers it.
+const WITH_WORKER: &str = r#"<!doctype html><title>Worker</title>
+<button id="b">Ask</button>
+<script>
+  const worker = new Worker('/echo-worker.js');
+  worker.onmessage = (event) => { document.getElementById('b').textContent = 'Answered ' + event.data; };
+  worker.postMessage('hi');
+</script>"#;
+
 async fn pages() -> SocketAddr {
     let app = Router::new()
         .route("/socket-app", get(|| async { Html(SOCKET_APP) }))
@@ -199,7 +208,17 @@ async fn pages() -> SocketAddr {
         .route("/late", get(|| async { Html(LATE) }))
         .route("/loading", get(|| async { Html(LOADING) }))
         .route("/clock", get(|| async { Html(CLOCK) }))
-        .route("/confirm", get(|| async { Html(CONFIRM) }));
+        .route("/confirm", get(|| async { Html(CONFIRM) }))
+        .route("/with-worker", get(|| async { Html(WITH_WORKER) }))
+        .route(
+            "/echo-worker.js",
+            get(|| async {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "text/javascript")],
+                    "onmessage = (event) => postMessage(event.data);",
+                )
+            }),
+        );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -434,6 +453,31 @@ async fn a_page_that_polls_after_its_load_does_not_hold_navigate_to_its_bound() 
     let took = started.elapsed();
     assert_eq!(labels(&reply), ["Mark read"], "{}", reply.text);
     // Requests after the load count for 1.5 s, plus 0.25 s.
+    assert!(took < HELD, "the navigate took {took:?}");
+    controller.stop().await;
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn a_page_with_a_web_worker_does_not_hold_navigate_to_its_bound() {
+    let (controller, worker, _dir, mut tool, first) = opened_with("/late", |config| {
+        config.controller.settle_ms = HELD_BOUND_MS
+    })
+    .await;
+    let started = Instant::now();
+    let reply = acted(
+        &mut tool,
+        act(
+            "waiting",
+            Action::Navigate(NavigateAction {
+                url: first.url.replace("/late", "/with-worker"),
+            }),
+        ),
+    )
+    .await;
+    let took = started.elapsed();
+    assert_eq!(labels(&reply), ["Answered hi"], "{}", reply.text);
+    // The worker's script is asked for by the page, but its end is told to the worker alone.
     assert!(took < HELD, "the navigate took {took:?}");
     controller.stop().await;
     worker.stop().await;
