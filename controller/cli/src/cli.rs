@@ -15,7 +15,7 @@ use nanomuse_proto::browser_tool_client::BrowserToolClient;
 use nanomuse_proto::profile_action::Kind;
 use nanomuse_proto::{
     ActReply, ActRequest, BackAction, ClickAction, CloseAction, CustomProfile, DownloadsAction,
-    ExtractAction, FetchAction, GetFrameRequest, HandOverAction, KeyAction, NavigateAction,
+    ExtractAction, FetchAction, GetFrameRequest, HandOverAction, Header, KeyAction, NavigateAction,
     ProfileAction, ScreenshotAction, ScrollAction, StateAction, TypeAction, UploadAction,
     UploadFile, WaitAction,
 };
@@ -115,6 +115,10 @@ pub enum ActionCommand {
         method: Option<String>,
         #[arg(allow_hyphen_values = true)]
         body: Option<String>,
+        /// A request header, `NAME: VALUE` (again for more): an API's key or token. A body's
+        /// Content-Type is set from what it reads as unless given.
+        #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", value_parser = parse_header)]
+        headers: Vec<(String, String)>,
     },
     /// Present as a phone or a computer, or a custom user agent and size.
     Profile(ProfileArgs),
@@ -225,6 +229,18 @@ pub enum Preset {
     Mobile,
     /// 1280×900.
     Desktop,
+}
+
+/// `NAME: VALUE` as curl's `-H` takes it.
+fn parse_header(raw: &str) -> Result<(String, String), String> {
+    match raw.split_once(':') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!(
+            "{raw:?} is not a header: write NAME: VALUE, e.g. \"Authorization: Bearer abc\""
+        )),
+    }
 }
 
 /// `serve [--data DIR] [--listen ADDR] [--config FILE]`; kept apart from
@@ -392,11 +408,22 @@ pub fn to_request(invocation: &ActInvocation) -> ActRequest {
             text: text.clone().unwrap_or_default(),
         }),
         ActionCommand::Screenshot { .. } => Action::Screenshot(ScreenshotAction {}),
-        ActionCommand::Fetch { url, method, body } => Action::Fetch(FetchAction {
+        ActionCommand::Fetch {
+            url,
+            method,
+            body,
+            headers,
+        } => Action::Fetch(FetchAction {
             url: url.clone(),
             method: method.clone().unwrap_or_default(),
             body: body.clone().unwrap_or_default(),
-            headers: Vec::new(),
+            headers: headers
+                .iter()
+                .map(|(name, value)| Header {
+                    name: name.clone(),
+                    value: value.clone(),
+                })
+                .collect(),
         }),
         ActionCommand::Profile(profile) => Action::Profile(ProfileAction {
             kind: Some(match profile.preset {
@@ -995,8 +1022,34 @@ mod tests {
                 headers: Vec::new(),
             })
         );
+        assert_eq!(
+            action(&[
+                "fetch",
+                "https://example.com/pets",
+                "-H",
+                "X-API-Key: k1",
+                "--header",
+                "Authorization:Bearer t",
+            ]),
+            Action::Fetch(FetchAction {
+                url: "https://example.com/pets".into(),
+                method: String::new(),
+                body: String::new(),
+                headers: vec![
+                    Header {
+                        name: "X-API-Key".into(),
+                        value: "k1".into()
+                    },
+                    Header {
+                        name: "Authorization".into(),
+                        value: "Bearer t".into()
+                    },
+                ],
+            })
+        );
         usage_error(&["fetch"]);
         usage_error(&["fetch", "u", "POST", "body", "extra"]);
+        usage_error(&["fetch", "u", "-H", "no colon"]);
     }
 
     fn profile_kind(args: &[&str]) -> Kind {

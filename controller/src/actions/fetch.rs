@@ -44,6 +44,16 @@ pub async fn run(ctx: &mut Ctx<'_>, action: FetchAction) -> Result<ActReply> {
             "fetch needs a URL, e.g. fetch https://example.com/api/orders".into(),
         ));
     }
+    for header in &action.headers {
+        let name_ok = http::HeaderName::from_bytes(header.name.as_bytes()).is_ok();
+        if !name_ok || http::HeaderValue::from_str(&header.value).is_err() {
+            return Err(ControllerError::InvalidArgument(format!(
+                "{:?}: {:?} is not an HTTP header (a name of letters, digits and -, a value on \
+                 one line); nothing was sent",
+                header.name, header.value
+            )));
+        }
+    }
     let reply = ctx
         .op(FetchRequest {
             session: ctx.session(),
@@ -92,6 +102,25 @@ mod tests {
             name: name.into(),
             value: value.into(),
         }
+    }
+
+    #[tokio::test]
+    async fn a_malformed_header_is_refused_and_nothing_is_sent() {
+        let h = Harness::new(FakeBackend::new());
+        for (name, value) in [("X Key", "1"), ("X-Key", "a\r\nCookie: b"), ("", "v")] {
+            let (reply, _) = h
+                .act(Action::Fetch(FetchAction {
+                    url: "https://api.example/".into(),
+                    headers: vec![header(name, value)],
+                    ..Default::default()
+                }))
+                .await;
+            assert!(
+                matches!(reply, Err(ControllerError::InvalidArgument(ref m)) if m.contains("is not an HTTP header")),
+                "{name:?}: {reply:?}"
+            );
+        }
+        assert!(h.backend.ops().is_empty());
     }
 
     #[test]

@@ -99,8 +99,11 @@ struct Fetch {
     url: String,
     /// The HTTP method: GET (the default), POST, PUT, PATCH, DELETE, …
     method: Option<String>,
-    /// The request's body, e.g. a=1&b=2 or a JSON text.
+    /// The request's body, e.g. a=1&b=2 or a JSON text (its Content-Type is set from what it
+    /// reads as unless a header gives one).
     body: Option<String>,
+    /// Request headers by name, e.g. {"Authorization": "Bearer …", "X-API-Key": "…"}.
+    headers: Option<std::collections::BTreeMap<String, String>>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -356,12 +359,21 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
             read_only: false,
             schema: schema_of::<Fetch>,
             read: |args| {
-                let Fetch { url, method, body } = read(args)?;
+                let Fetch {
+                    url,
+                    method,
+                    body,
+                    headers,
+                } = read(args)?;
                 Ok(Action::Fetch(FetchAction {
                     url,
                     method: method.unwrap_or_default(),
                     body: body.unwrap_or_default(),
-                    headers: Vec::new(),
+                    headers: headers
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(name, value)| nanomuse_proto::Header { name, value })
+                        .collect(),
                 }))
             },
         },
