@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::actions::{self, Ctx, PendingFrame};
 use crate::error::Result;
 use crate::frames::FrameHub;
-use crate::listing::{self, ListedElement};
+use crate::listing::{self, ListedElement, Listing};
 pub use crate::store::Store;
 use crate::store::{ProfileSetting, SledStore, ThreadRecord};
 
@@ -229,17 +229,7 @@ impl FakePage {
         let mut state = self.0.lock().unwrap();
         state.url = url.into();
         state.title = title.into();
-        state.elements = elements
-            .iter()
-            .zip(1..)
-            .map(|(&(kind, label), n)| ListedElement {
-                n,
-                label: label.into(),
-                kind: kind.into(),
-                href: String::new(),
-                state: String::new(),
-            })
-            .collect();
+        state.elements = listed(elements);
         state.listed = None;
     }
 
@@ -286,6 +276,37 @@ impl FakePage {
         EvaluateReply {
             value_json: value.to_string(),
         }
+    }
+}
+
+/// Elements `(kind, label)`, numbered from 1.
+pub fn listed(elements: &[(&str, &str)]) -> Vec<ListedElement> {
+    elements
+        .iter()
+        .zip(1..)
+        .map(|(&(kind, label), n)| ListedElement {
+            n,
+            label: label.into(),
+            kind: kind.into(),
+            href: String::new(),
+            state: String::new(),
+        })
+        .collect()
+}
+
+/// A listing of https://x/ with elements `(kind, label)`, numbered from 1.
+pub fn listing_of(elements: &[(&str, &str)]) -> Listing {
+    Listing {
+        id: "l".into(),
+        url: "https://x/".into(),
+        title: "X".into(),
+        elements: listed(elements),
+        above: 0,
+        below: 0,
+        trail: Vec::new(),
+        steps_in_tab: None,
+        said: Vec::new(),
+        scrolled: 0.0,
     }
 }
 

@@ -373,33 +373,11 @@ mod tests {
 
     #[test]
     fn the_opening_offers_its_options_else_its_other_pressable_items() {
-        let listing = |kinds: &[(&str, &str)]| Listing {
-            elements: kinds
-                .iter()
-                .zip(1..)
-                .map(|(&(kind, label), n)| ListedElement {
-                    n,
-                    label: label.into(),
-                    kind: kind.into(),
-                    href: String::new(),
-                    state: String::new(),
-                })
-                .collect(),
-            id: "l".into(),
-            url: String::new(),
-            title: String::new(),
-            above: 0,
-            below: 0,
-            trail: Vec::new(),
-            steps_in_tab: None,
-            said: Vec::new(),
-            scrolled: 0.0,
-        };
         let labels = |chosen: Vec<&ListedElement>| -> Vec<String> {
             chosen.iter().map(|e| e.label.clone()).collect()
         };
         let new: HashSet<u64> = [2, 3, 4, 5].into();
-        let page = listing(&[
+        let page = listing_of(&[
             ("option", "Beside"),
             ("clickable", "France"),
             ("option", "Italy"),
@@ -408,7 +386,7 @@ mod tests {
         ]);
         assert_eq!(labels(opened_choices(&page, &new)), ["Italy"]);
         // Ant Design's: its items are pressable by their handlers, no role said.
-        let page = listing(&[
+        let page = listing_of(&[
             ("option", "Beside"),
             ("clickable", "France"),
             ("menuitem", "Italy"),

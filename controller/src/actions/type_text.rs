@@ -136,31 +136,6 @@ mod tests {
     use super::*;
     use crate::testing::*;
 
-    fn listing(kinds: &[(&str, &str)]) -> Listing {
-        Listing {
-            id: "l".into(),
-            url: "https://x/".into(),
-            title: "X".into(),
-            elements: kinds
-                .iter()
-                .zip(1..)
-                .map(|(&(kind, label), n)| ListedElement {
-                    n,
-                    label: label.into(),
-                    kind: kind.into(),
-                    href: String::new(),
-                    state: String::new(),
-                })
-                .collect(),
-            above: 0,
-            below: 0,
-            trail: Vec::new(),
-            steps_in_tab: None,
-            said: Vec::new(),
-            scrolled: 0.0,
-        }
-    }
-
     #[test]
     fn knows_what_takes_text() {
         for kind in [
@@ -190,7 +165,7 @@ mod tests {
 
     #[test]
     fn typing_into_a_button_names_the_fields() {
-        let page = listing(&[
+        let page = listing_of(&[
             ("clickable", "Your name"),
             ("input", "Name"),
             ("checkbox", "buy milk"),
@@ -205,7 +180,7 @@ mod tests {
         assert!(refuse_what_takes_no_text(&page, 2).is_ok());
         // Numbers outside the listing are the lookup's to refuse.
         assert!(refuse_what_takes_no_text(&page, 9).is_ok());
-        let slider = listing(&[("input:range", "Budget"), ("input", "Name")]);
+        let slider = listing_of(&[("input:range", "Budget"), ("input", "Name")]);
         let error = refuse_what_takes_no_text(&slider, 1)
             .unwrap_err()
             .to_string();
@@ -215,7 +190,7 @@ mod tests {
              then key ArrowRight or ArrowLeft (a step each), Home or End; these of the last \
              listing do: [2] input 'Name'"
         );
-        let mut output = listing(&[("textarea", "Greeting"), ("textarea", "Name")]);
+        let mut output = listing_of(&[("textarea", "Greeting"), ("textarea", "Name")]);
         output.elements[0].state = "(empty) (disabled)".into();
         let error = refuse_what_takes_no_text(&output, 1)
             .unwrap_err()
@@ -225,7 +200,7 @@ mod tests {
             "element 1 ('Greeting') is disabled: the page takes no text there (if it enables it \
              later, wait and look again); these of the last listing do: [2] textarea 'Name'"
         );
-        let buttons = listing(&[("button", "Go")]);
+        let buttons = listing_of(&[("button", "Go")]);
         let error = refuse_what_takes_no_text(&buttons, 1)
             .unwrap_err()
             .to_string();
