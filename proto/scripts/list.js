@@ -476,6 +476,24 @@
     }
     return collapse(text);
   };
+  const parentOf = (node) => node.parentElement || (node.getRootNode && node.getRootNode().host) || null;
+  const ROW_WORDS = 60;
+  // The words of a row (a table's, a list's, a card) a person reads beside `el` in it.
+  const rowWords = (row, el) => {
+    const walker = row.ownerDocument.createTreeWalker(row, NodeFilter.SHOW_TEXT);
+    let text = '';
+    for (let node = walker.nextNode(); node && text.length < ROW_WORDS * 2; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || el.contains(node) || parent.closest('select, textarea, script, style, template')) continue;
+      // The row's other buttons ("Edit" beside "Delete") are not what it is about; its links
+      // often are (the item's name).
+      const button = parent.closest('button, [role="button"]');
+      if (button && row.contains(button)) continue;
+      if (!node.data.trim() || (parent.checkVisibility && !parent.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true }))) continue;
+      text += node.data + ' ';
+    }
+    return cut(collapse(text), ROW_WORDS);
+  };
   // A field nothing names is named by what a person reads beside it: a <label> next to it that
   // is not tied to another field, else the text of the nearest enclosing row, list item or box
   // that holds no other field (a todo's checkbox by its todo, a table row's by the row).
@@ -490,7 +508,10 @@
         // (An editor's own hidden field is inside it.)
         if (!el.contains(fields[i]) && !unseen(fields[i])) return '';
       }
-      const text = textAround(node, el, true) || textAround(node, el, false);
+      // A table row's words include its links, which often name its item (Django's
+      // changelist: the object's name), not its other buttons.
+      const text = node.matches('tr, [role="row"]') ? rowWords(node, el)
+        : textAround(node, el, true) || textAround(node, el, false);
       if (text) return text;
     }
     return '';
@@ -828,6 +849,37 @@
       href: readable(() => hrefOf(item.el, item.kind)),
       state: covered ? (state ? state + ' (covered)' : '(covered)') : state,
     };
+  });
+
+  // Elements listed alike (each row's "Delete", each todo's "×", each card's "Read more") are
+  // told apart by the words of their own row: the largest box around each that holds no other
+  // of them, as a person reads which row a button is on. Said as a state, which every reply
+  // (text, JSON, MCP) carries.
+  readable(() => {
+    const alike = new Map();
+    elements.forEach((element, index) => {
+      const key = [element.kind, element.label, element.href].join('\u0000');
+      if (!alike.has(key)) alike.set(key, []);
+      alike.get(key).push(index);
+    });
+    for (const indexes of alike.values()) {
+      if (indexes.length < 2) continue;
+      // How many of them each box around them holds.
+      const holds = new Map();
+      for (const index of indexes) {
+        for (let n = listed[index].el; n; n = parentOf(n)) holds.set(n, (holds.get(n) || 0) + 1);
+      }
+      for (const index of indexes) {
+        const el = listed[index].el;
+        let row = el;
+        for (let up = parentOf(row); up && holds.get(up) === 1 && up !== document.body; up = parentOf(up)) row = up;
+        const words = row === el ? '' : rowWords(row, el);
+        if (!words) continue;
+        const element = elements[index];
+        const said = '(in "' + words.replace(/"/g, "'") + '")';
+        element.state = element.state ? element.state + ' ' + said : said;
+      }
+    }
   });
   // Not enumerable, so the page's own code that walks window's properties does not trip on it.
   Object.defineProperty(window, '__nanomuseListing', {

@@ -699,6 +699,13 @@ async fn act(invocation: &ActInvocation) -> Result<ActReply, String> {
         .map_err(|status| status_message(&status))?
         .into_inner();
 
+    if matches!(invocation.action, ActionCommand::HandOver { .. }) {
+        // As MCP's reply says it: the user needs somewhere to go.
+        reply.text.push_str(&format!(
+            "\nThe user takes the page at {} (the browser card: tell them this address).",
+            card_address(&invocation.server, &invocation.thread)
+        ));
+    }
     if let ActionCommand::Screenshot { out: Some(path) } = &invocation.action {
         let frame_id = match &reply.frame {
             Some(frame) if !frame.id.is_empty() => frame.id.clone(),
@@ -729,13 +736,25 @@ async fn act(invocation: &ActInvocation) -> Result<ActReply, String> {
     Ok(reply)
 }
 
-async fn connect(server: &str) -> Result<BrowserToolClient<TracedChannel>, String> {
-    // `127.0.0.1:50051` is what people type; the endpoint wants a scheme.
-    let url = if server.contains("://") {
+/// The server's address with a scheme: `127.0.0.1:50051` is what people type.
+fn with_scheme(server: &str) -> String {
+    if server.contains("://") {
         server.to_string()
     } else {
         format!("http://{server}")
-    };
+    }
+}
+
+/// Where a user takes the thread's page: its card, served beside the API.
+fn card_address(server: &str, thread: &str) -> String {
+    format!(
+        "{}/browser/{thread}",
+        with_scheme(server).trim_end_matches('/')
+    )
+}
+
+async fn connect(server: &str) -> Result<BrowserToolClient<TracedChannel>, String> {
+    let url = with_scheme(server);
     let channel = Endpoint::from_shared(url)
         .map_err(|error| format!("bad server address {server}: {error}"))?
         .connect_timeout(CONNECT_TIMEOUT)
@@ -1118,6 +1137,18 @@ mod tests {
             "--height",
             "800",
         ]);
+    }
+
+    #[test]
+    fn the_card_address_is_beside_the_api_whatever_form_the_server_was_given_in() {
+        assert_eq!(
+            card_address("127.0.0.1:50051", "t1"),
+            "http://127.0.0.1:50051/browser/t1"
+        );
+        assert_eq!(
+            card_address("https://browser.example/", "cli"),
+            "https://browser.example/browser/cli"
+        );
     }
 
     #[test]

@@ -93,5 +93,17 @@ async fn a_thread_named_alone_is_reached_in_its_own_workspace_and_a_new_one_gets
         "{}",
         said(&elsewhere)
     );
+
+    // A hand-over says where the user takes the page, and the card answers there.
+    let handed = cli(&server, &["--thread", "t2", "hand-over", "sign in"]).await;
+    assert!(handed.status.success(), "{}", said(&handed));
+    let card = format!("{server}/browser/t2");
+    assert!(
+        said(&handed).contains(&format!("The user takes the page at {card} (")),
+        "{}",
+        said(&handed)
+    );
+    let answered = reqwest::get(&card).await.unwrap();
+    assert!(answered.status().is_success(), "{}", answered.status());
     terminate(&mut serve).await;
 }

@@ -464,6 +464,69 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
     worker.stop().await;
 }
 
+/// Elements listed alike (each row's "Delete", each todo's "×", each card's "Add to cart") say
+/// which row they are on, so a model can pick the right one; the one it picks acts on its row.
+#[tokio::test(flavor = "multi_thread")]
+async fn elements_listed_alike_are_told_apart_by_their_rows() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/rows.html")).await;
+    let (listing, _) = list(b, "p", "rows", 50).await;
+    let link = |name: &str| format!("http://{site}/fixtures/rows.html#{name}");
+    assert_eq!(
+        listing.elements,
+        vec![
+            // A table row's checkbox is named by the row's words, its item's link included.
+            element(1, "checkbox", "Fern 2", "", "(unchecked)"),
+            element(2, "link", "Fern", &link("fern"), ""),
+            // Not by the row's other buttons.
+            element(3, "button", "Edit", "", "(in \"Fern 2\")"),
+            element(4, "button", "Delete", "", "(in \"Fern 2\")"),
+            element(5, "checkbox", "Cactus 5", "", "(unchecked)"),
+            element(6, "link", "Cactus", &link("cactus"), ""),
+            element(7, "button", "Edit", "", "(in \"Cactus 5\")"),
+            element(8, "button", "Delete", "", "(in \"Cactus 5\")"),
+            // The page's quotes cannot end the state's.
+            element(9, "button", "×", "", "(in \"buy milk\")"),
+            element(10, "button", "×", "", "(in \"walk the 'dog'\")"),
+            element(
+                11,
+                "link",
+                "Add to cart",
+                &link("cart"),
+                "(in \"Fern Shade\")"
+            ),
+            element(
+                12,
+                "link",
+                "Add to cart",
+                &link("cart"),
+                "(in \"Cactus Sun\")"
+            ),
+            // One of a kind: nothing to tell apart.
+            element(13, "button", "Checkout", "", ""),
+        ]
+    );
+
+    let (x, y, _) = point(resolve(b, "p", "rows", 8, true, false).await);
+    b.tap(TapRequest {
+        session: session("p"),
+        x,
+        y,
+    })
+    .await
+    .unwrap();
+    let (listing, _) = list(b, "p", "deleted", 50).await;
+    let labels: Vec<&str> = listing.elements[..5]
+        .iter()
+        .map(|e| e.label.as_str())
+        .collect();
+    assert_eq!(labels, ["Fern 2", "Fern", "Edit", "Delete", "×"]);
+    // Alone in the table now: nothing to tell it apart from.
+    assert_eq!(listing.elements[3].state, "");
+    worker.stop().await;
+}
+
 /// The worker defines its step scripts in each document before the page's own scripts run and
 /// calls them by name (`worker/src/preloaded.rs`): a page that finds them cannot put its own in
 /// their place, so its listing stays what is on it.
