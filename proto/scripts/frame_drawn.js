@@ -1,4 +1,7 @@
-() => new Promise((resolve) => requestAnimationFrame(() => {
+// Timers the page began while it was typed into (a search box's pause before it asks its
+// server, see typed_timers.js) fire first: what they start is what the typing did.
+() => (typeof window.__nanomuseTypedTimers === 'function'
+  ? window.__nanomuseTypedTimers(1000) : Promise.resolve()).then(() => new Promise((resolve) => requestAnimationFrame(() => {
   const channel = new MessageChannel();
   channel.port1.onmessage = () => {
     const leaving = window.__nanomuseLeavingAt;
@@ -44,4 +47,4 @@
       .then(() => requestAnimationFrame(untilEnded));
   };
   untilEnded();
-}))
+})))

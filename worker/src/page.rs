@@ -284,7 +284,8 @@ const SILENCE_DIALOGS: &str = "window.alert = () => undefined; \
 /// here reads turned off (each sends the page's every console message, context, metric and
 /// request over the socket; the network's events come on our session, see [`crate::tracker`]),
 /// and the scripts run in every document — the one that keeps the page's links in this tab
-/// (`ONE_TAB`), and the step scripts' definitions ([`preloaded`]) — which Chromium runs only on
+/// (`ONE_TAB`), the one that keeps the timers typing began (`TYPED_TIMERS`), and the step
+/// scripts' definitions ([`preloaded`]) — which Chromium runs only on
 /// a session with Page enabled.
 async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
     let disabled = [
@@ -294,7 +295,12 @@ async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
         "Network.disable",
     ]
     .map(|method| cdp::call_page(page, method, json!({})));
-    let scripts = [nanomuse_proto::scripts::ONE_TAB, &preloaded::DEFINITIONS].map(|source| {
+    let scripts = [
+        nanomuse_proto::scripts::ONE_TAB,
+        nanomuse_proto::scripts::TYPED_TIMERS,
+        &preloaded::DEFINITIONS,
+    ]
+    .map(|source| {
         cdp::call_page(
             page,
             "Page.addScriptToEvaluateOnNewDocument",

@@ -180,6 +180,50 @@ const WITH_WORKER: &str = r#"<!doctype html><title>Worker</title>
   worker.postMessage('hi');
 </script>"#;
 
+/// Two search boxes that ask their server only once typing pauses for 300 ms: one clears and
+/// sets its timer on each input, one (as lodash's `debounce`) lets its timer re-arm itself for
+/// the rest of the wait. Each draws what the server suggests as buttons.
+const SUGGEST: &str = r#"<!doctype html><title>Suggest</title>
+<input id="plain" aria-label="Plain search"> <input id="rearmed" aria-label="Rearmed search">
+<div id="found"></div>
+<script>
+  const show = (q) => fetch('/suggestions?q=' + encodeURIComponent(q)).then((r) => r.json())
+    .then((names) => {
+      document.getElementById('found').replaceChildren(...names.map((name) => {
+        const button = document.createElement('button');
+        button.textContent = name;
+        return button;
+      }));
+    });
+  let plain;
+  document.getElementById('plain').addEventListener('input', (event) => {
+    clearTimeout(plain);
+    plain = setTimeout(() => show(event.target.value), 300);
+  });
+  let last = 0, armed = false;
+  const expired = () => {
+    const left = 300 - (Date.now() - last);
+    if (left > 0) { setTimeout(expired, left); return; }
+    armed = false;
+    show(document.getElementById('rearmed').value);
+  };
+  document.getElementById('rearmed').addEventListener('input', () => {
+    last = Date.now();
+    if (!armed) { armed = true; setTimeout(expired, 300); }
+  });
+  // The key's release re-arms it: the wait starts again from there.
+  document.getElementById('rearmed').addEventListener('keyup', () => { last = Date.now(); });
+</script>"#;
+
+/// What the search boxes' server suggests, after a while.
+async fn suggestions(
+    axum::extract::Query(query): axum::extract::Query<std::collections::HashMap<String, String>>,
+) -> axum::Json<Vec<String>> {
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let q = query.get("q").cloned().unwrap_or_default();
+    axum::Json(vec![format!("{q} one"), format!("{q} two")])
+}
+
 async fn pages() -> SocketAddr {
     let app = Router::new()
         .route("/socket-app", get(|| async { Html(SOCKET_APP) }))
@@ -210,6 +254,8 @@ async fn pages() -> SocketAddr {
         .route("/clock", get(|| async { Html(CLOCK) }))
         .route("/confirm", get(|| async { Html(CONFIRM) }))
         .route("/with-worker", get(|| async { Html(WITH_WORKER) }))
+        .route("/suggest", get(|| async { Html(SUGGEST) }))
+        .route("/suggestions", get(suggestions))
         .route(
             "/echo-worker.js",
             get(|| async {
@@ -482,6 +528,35 @@ async fn a_page_with_a_web_worker_does_not_hold_navigate_to_its_bound() {
     // And the worker runs: its answer reaches the page (when is the worker's business).
     let answered = acted(&mut tool, act("waiting", wait(10.0, "Answered hi"))).await;
     assert_eq!(labels(&answered), ["Answered hi"], "{}", answered.text);
+    controller.stop().await;
+    worker.stop().await;
+}
+
+/// Typing's reply shows what the page drew once typing paused, not the page before it asked.
+#[tokio::test]
+async fn typing_into_a_box_that_waits_for_a_pause_is_answered_with_what_the_pause_brought() {
+    let (controller, worker, _dir, mut tool, opened) = opened("/suggest").await;
+    assert_eq!(labels(&opened), ["Plain search", "Rearmed search"]);
+    for (n, box_name) in [(1, "plain"), (2, "rearmed")] {
+        let text = format!("fern {box_name}");
+        let reply = acted(
+            &mut tool,
+            act(
+                "waiting",
+                Action::Type(TypeAction {
+                    n,
+                    text: text.clone(),
+                }),
+            ),
+        )
+        .await;
+        assert_eq!(
+            labels(&reply)[2..],
+            [format!("{text} one"), format!("{text} two")],
+            "{}",
+            reply.text
+        );
+    }
     controller.stop().await;
     worker.stop().await;
 }

@@ -70,6 +70,12 @@ $js
     val ONE_TAB: String by lazy { shared("one_tab.js") }
 
     /**
+     * Keeps the short timers a page begins while it is typed into until they fire, for
+     * [FRAME_DRAWN] to wait for. Run in every document beside [ONE_TAB] (proto/scripts/typed_timers.js).
+     */
+    val TYPED_TIMERS: String by lazy { shared("typed_timers.js") }
+
+    /**
      * Fills the focused field through the page's own value setter plus `input` and `change`
      * events, so React and Vue forms notice; a contenteditable gets `insertText`. Returns null,
      * `{trusted: true}` when the page broke that path (its field's text then selected, for

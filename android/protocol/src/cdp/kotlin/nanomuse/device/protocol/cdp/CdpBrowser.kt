@@ -802,7 +802,7 @@ class CdpBrowser(
     });
   }
 })();
-""" + Scripts.ONE_TAB
+""" + Scripts.ONE_TAB + Scripts.TYPED_TIMERS
 
         /** The Windows virtual key codes of the named keys, by DOM code (what Chromium's Android key mapping gives). */
         private val NAMED_VK = mapOf(

@@ -1,0 +1,73 @@
+(() => {
+  if (window !== window.top || window.__nanomuseTypedTimers) return;
+  // A page that waits for typing to pause (a search box's suggestions, an autocomplete, an
+  // autosave) starts a short timer on each key, and only then asks its server: the step's
+  // settle would find the page quiet before it. The timers begun while typing (in a key's or an
+  // input's handlers, or in what they scheduled right after: a framework's effect) are kept
+  // here until they fire or are cleared, for FRAME_DRAWN to wait for. Longer ones (a toast's
+  // 5 s) are the page's own business.
+  const LONGEST_MS = 1000;
+  const AFTER_TYPING_MS = 100;
+  const pending = new Map();
+  let typedAt = -Infinity;
+  // The generation of the kept timer whose handler runs (0: none). One begun there is kept too,
+  // for a few generations: a debounce that re-arms itself for the rest of its wait (lodash's)
+  // is waited for, a poll that typing started and that goes on for good is not.
+  const GENERATIONS = 3;
+  let firing = 0;
+  for (const type of ['keydown', 'keyup', 'input', 'compositionend']) {
+    window.addEventListener(type, () => { typedAt = performance.now(); }, true);
+  }
+  const set = window.setTimeout;
+  const clear = window.clearTimeout;
+  const clearRepeating = window.clearInterval;
+  window.setTimeout = function setTimeout(handler, delay, ...args) {
+    const now = performance.now();
+    const wait = Number(delay) || 0;
+    const generation = firing > 0 ? firing + 1 : 1;
+    if (typeof handler !== 'function' || wait > LONGEST_MS || generation > GENERATIONS
+      || (firing === 0 && now - typedAt > AFTER_TYPING_MS)) {
+      return set.call(window, handler, delay, ...args);
+    }
+    const id = set.call(window, function fired(...given) {
+      pending.delete(id);
+      const outer = firing;
+      firing = generation;
+      try {
+        return handler.apply(this, given);
+      } finally {
+        firing = outer;
+      }
+    }, delay, ...args);
+    pending.set(id, now + wait);
+    return id;
+  };
+  // Timeouts and intervals share their ids: either clears a timeout.
+  window.clearTimeout = function clearTimeout(id) {
+    pending.delete(id);
+    return clear.call(window, id);
+  };
+  window.clearInterval = function clearInterval(id) {
+    pending.delete(id);
+    return clearRepeating.call(window, id);
+  };
+  // `(budget) => Promise`: settles once no such timer due within `budget` ms is left (at once
+  // when there is none), those their handlers began included.
+  Object.defineProperty(window, '__nanomuseTypedTimers', {
+    value: (budget) => new Promise((resolve) => {
+      const until = performance.now() + budget;
+      const look = () => {
+        const now = performance.now();
+        let left = -1;
+        for (const due of pending.values()) {
+          if (due <= until) left = Math.max(left, due - now);
+        }
+        // (One late past its time, as a busy page makes them, is still waited for, a while.)
+        if (left < 0 || now > until + LONGEST_MS) resolve();
+        // In the task after the last one's.
+        else set.call(window, look, Math.max(left, 0) + 1);
+      };
+      look();
+    }),
+  });
+})();
