@@ -415,8 +415,33 @@
     ordered.push(...inView.slice(start, end).sort((a, b) => a.box.left - b.box.left));
     start = end;
   }
-  const listed = ordered.slice(0, maxListed);
-  below += ordered.length - listed.length;
+  // More in view than a listing holds: the first ones, those below reached by scrolling down;
+  // at the bottom of what scrolls, where nothing would bring the last ones up, the last ones,
+  // those above reached by scrolling up (Django's changelist: its pagination and Save).
+  const scrollsFurther = (node) => node.scrollTop + node.clientHeight < node.scrollHeight - 2;
+  // (Scrolled there: a view that does not scroll at all has no way to the others either way.)
+  const atBottom = () => {
+    const middle = Document.prototype.elementFromPoint.call(document, viewWidth / 2, viewHeight / 2);
+    const page = document.scrollingElement || document.documentElement;
+    let scrolled = page.scrollTop > 0;
+    // A wheel scrolls the innermost box that can scroll, then the ones around it.
+    for (let node = middle; node && node !== document.body && node !== document.documentElement;
+      node = node.parentNode || node.host) {
+      if (node.nodeType !== 1) continue;
+      const overflow = getComputedStyle(node).overflowY;
+      if (!['auto', 'scroll', 'overlay'].includes(overflow)) continue;
+      if (scrollsFurther(node)) return false;
+      scrolled = scrolled || node.scrollTop > 0;
+    }
+    return scrolled && !scrollsFurther(page);
+  };
+  let listed = ordered.slice(0, maxListed);
+  if (ordered.length > maxListed && (() => { try { return atBottom(); } catch (_) { return false; } })()) {
+    listed = ordered.slice(ordered.length - maxListed);
+    above += ordered.length - maxListed;
+  } else {
+    below += ordered.length - listed.length;
+  }
 
   const textOfIds = (el, ids) => {
     if (!ids) return '';

@@ -344,6 +344,14 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
         resolve(b, "p", "middle", 51, false, false).await,
         Resolved::Missing { count: 50 }
     );
+
+    // At the bottom, where no scroll brings the view's last rows up, those are listed, and
+    // the view's first ones, which scrolling up keeps in view, are counted above.
+    eval(b, "p", "() => window.scrollTo(0, 1e6)", Value::Null).await;
+    let (listing, _) = list(b, "p", "bottom", 50).await;
+    assert_eq!(listing.elements[0].label, "b1950");
+    assert_eq!(listing.elements[49].label, "b1999");
+    assert_eq!((listing.above, listing.below), (1950, 0));
     worker.stop().await;
 }
 
