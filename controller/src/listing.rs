@@ -65,6 +65,11 @@ pub struct Listing {
     /// CSS px (what `scroll` moves).
     #[serde(default)]
     pub scrolled: f64,
+    /// When the listed document began (`performance.timeOrigin`, ms since the epoch): another
+    /// at the same address is the page loaded again (a form posted back to its own URL). 0 when
+    /// unknown.
+    #[serde(default)]
+    pub document: f64,
 }
 
 /// What one of the page's JavaScript dialogs said, and how the backend answered it (at once:
@@ -110,6 +115,8 @@ struct PageListing {
     said: Vec<Said>,
     #[serde(default)]
     scrolled: f64,
+    #[serde(default)]
+    document: f64,
 }
 
 impl Listing {
@@ -128,6 +135,7 @@ impl Listing {
             steps_in_tab: None,
             said: page.said,
             scrolled: page.scrolled,
+            document: page.document,
         })
     }
 
@@ -314,6 +322,7 @@ mod tests {
             steps_in_tab: None,
             said: Vec::new(),
             scrolled: 0.0,
+            document: 0.0,
         }
     }
 

@@ -105,6 +105,13 @@ impl FakeBackend {
     pub fn show(&self, page: &FakePage) {
         let page = page.clone();
         self.on::<EvaluateRequest>(move |request| Ok(page.evaluate(request)));
+        // A page that settles, as most do within the bound.
+        self.on::<SettleRequest>(|_| {
+            Ok(SettleReply {
+                settled: true,
+                ..Default::default()
+            })
+        });
     }
 
     /// The ops called so far, in order.
@@ -189,6 +196,8 @@ struct PageState {
     said: Vec<Value>,
     /// How far down it is scrolled.
     scrolled: f64,
+    /// Which document it is (`performance.timeOrigin`).
+    document: f64,
 }
 
 impl FakePage {
@@ -196,7 +205,13 @@ impl FakePage {
     pub fn new(url: &str, title: &str, elements: &[(&str, &str)]) -> Self {
         let page = Self::default();
         page.set(url, title, elements);
+        page.0.lock().unwrap().document = 1.0;
         page
+    }
+
+    /// It is loaded again at its address: another document, the same URL and title.
+    pub fn load_again(&self) {
+        self.0.lock().unwrap().document += 1.0;
     }
 
     /// Its selects become dropdowns it draws itself (Quasar's, MUI's), not `<select>`s.
@@ -247,6 +262,7 @@ impl FakePage {
                 "below": 0,
                 "said": std::mem::take(&mut state.said),
                 "scrolled": state.scrolled,
+                "document": state.document,
             })
         } else if request.js == listing::RESOLVE_JS {
             let n = arg["n"].as_u64().unwrap_or(0);
@@ -307,6 +323,7 @@ pub fn listing_of(elements: &[(&str, &str)]) -> Listing {
         steps_in_tab: None,
         said: Vec::new(),
         scrolled: 0.0,
+        document: 0.0,
     }
 }
 

@@ -949,5 +949,9 @@
     const middle = hitAt(viewWidth / 2, viewHeight / 2);
     return Math.round(middle ? scrolledAbove(middle) : window.scrollY);
   }) || 0;
-  return { url: location.href, title: document.title, elements, above, below, said, scrolled };
+  return {
+    url: location.href, title: document.title, elements, above, below, said, scrolled,
+    // Which document this is: another at the same address is the page loaded again.
+    document: performance.timeOrigin,
+  };
 }

@@ -87,6 +87,53 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_page_loaded_again_at_its_address_is_said_so() {
+        let page = shop();
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let posted = page.clone();
+        h.backend.on::<TapRequest>(move |_| {
+            posted.load_again();
+            Ok(TapReply {})
+        });
+        let (reply, _) = h.ok(click(1)).await;
+        assert!(
+            reply.text.starts_with(
+                "Clicked 'Add' → the page loaded again at the same address: `extract` reads \
+                 what it says now.\n[1] button \"Add\""
+            ),
+            "{}",
+            reply.text
+        );
+        // The same document, changed in place: the click alone.
+        h.backend.on::<TapRequest>(|_| Ok(TapReply {}));
+        let (reply, _) = h.ok(click(1)).await;
+        assert!(reply.text.starts_with("Clicked 'Add'.\n"), "{}", reply.text);
+    }
+
+    #[tokio::test]
+    async fn a_page_still_busy_at_the_settles_bound_is_said_to_be() {
+        let page = shop();
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        h.backend.on::<SettleRequest>(|_| {
+            Ok(SettleReply {
+                settled: false,
+                ..Default::default()
+            })
+        });
+        let (reply, _) = h.ok(click(1)).await;
+        assert!(
+            reply.text.starts_with(
+                "Clicked 'Add'. The page was still busy after 1 s (loading, or changing as a \
+                 stream does): what is listed may not be the end; `wait` lets it finish.\n"
+            ),
+            "{}",
+            reply.text
+        );
+    }
+
+    #[tokio::test]
     async fn what_the_pages_dialogs_said_heads_the_next_reply_once() {
         let page = shop();
         let h = Harness::showing(&page);

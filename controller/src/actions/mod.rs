@@ -513,10 +513,17 @@ impl Ctx<'_> {
         let before = self
             .store
             .listing(self.tenant, self.thread)?
-            .map(|l| (l.url, l.title));
+            .map(|l| (l.url, l.title, l.document));
         let settled = self.settle_for_look(self.settle_ms).await?;
         let (listing, frame) = self.look(caption.clone()).await?;
-        let moved = before.is_some_and(|(url, title)| url != listing.url || title != listing.title);
+        let moved = before
+            .as_ref()
+            .is_some_and(|(url, title, _)| *url != listing.url || *title != listing.title);
+        // A form posted back to its own address, answered with the same title: the page is
+        // another one all the same (its fields emptied, a message shown).
+        let loaded_again = before.as_ref().is_some_and(|(_, _, document)| {
+            *document != 0.0 && listing.document != 0.0 && *document != listing.document
+        });
         let head = if moved {
             format!(
                 "{caption} → now at {} ({}){}",
@@ -524,8 +531,24 @@ impl Ctx<'_> {
                 listing.title,
                 error_status(settled.status)
             )
+        } else if loaded_again {
+            format!(
+                "{caption} → the page loaded again at the same address{}: `extract` reads what \
+                 it says now.",
+                error_status(settled.status)
+            )
         } else {
             format!("{caption}.")
+        };
+        // The reply would read as the action's outcome; the page is still at work.
+        let head = if settled.settled {
+            head
+        } else {
+            format!(
+                "{head} The page was still busy after {} s (loading, or changing as a stream \
+                 does): what is listed may not be the end; `wait` lets it finish.",
+                self.settle_ms.div_ceil(1000)
+            )
         };
         let head = match note {
             Some(note) => format!("{head} {note}"),

@@ -264,6 +264,33 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
     fleet.stop().await;
 }
 
+/// A click after which the page is loaded again at its address (a form posted back to itself,
+/// a reload) says so, though its address and title are the same; one that changes the page in
+/// place says the click alone.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_click_that_loads_the_page_again_at_its_address_says_so() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(1).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(&mut tool, "r", format!("http://{site}/fixtures/rows.html")).await;
+    let reloaded = click(&mut tool, "r", element(&page, "Reload")).await;
+    assert!(
+        reloaded.text.starts_with(
+            "Clicked 'Reload' → the page loaded again at the same address: `extract` reads what \
+             it says now.\n"
+        ),
+        "{}",
+        reloaded.text
+    );
+    let deleted = click(&mut tool, "r", element(&reloaded, "Delete")).await;
+    assert!(
+        deleted.text.starts_with("Clicked 'Delete'.\n"),
+        "{}",
+        deleted.text
+    );
+    fleet.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn web_components_are_listed_named_and_read_through_their_shadow_roots_and_slots() {
     let site = serve_site().await;

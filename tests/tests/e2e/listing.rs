@@ -513,6 +513,7 @@ async fn elements_listed_alike_are_told_apart_by_their_rows() {
             ),
             // One of a kind: nothing to tell apart.
             element(13, "button", "Checkout", "", ""),
+            element(14, "button", "Reload", "", ""),
         ]
     );
 
