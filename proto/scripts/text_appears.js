@@ -25,6 +25,18 @@
         }
       }
     } catch (_) { /* the body's text, then */ }
+    // What a field holds is shown too (an app's answer in a read-only box), a secret's never.
+    try {
+      const textless = ['password', 'hidden', 'checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'range', 'color'];
+      for (const field of body.querySelectorAll('textarea, input')) {
+        if (textless.includes(field.type)) continue;
+        const masked = getComputedStyle(field).webkitTextSecurity;
+        const secret = (window.__nanomuseSecrets && window.__nanomuseSecrets.has(field))
+          || (masked && masked !== 'none')
+          || /\b(current-password|new-password|one-time-code)\b|pass(word|wd)|\bpwd\b/i.test([field.autocomplete, field.name, field.id].join(' '));
+        if (!secret && field.value) texts.push(field.value);
+      }
+    } catch (_) { /* the text alone */ }
     return texts.some((text) => String(text || '').replace(/\s+/g, ' ').includes(wanted));
   };
   if (has()) { resolve(true); return; }

@@ -46,7 +46,26 @@ const TEXT_JS: &str = r#"() => {
       text = drawn(body).replace(/[ \t]+/g, ' ').replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n');
     }
   } catch (_) { /* the body's innerText, then */ }
-  const page = {url: location.href, title: document.title, text};
+  // What fields hold is no part of the text (a textarea's innerText is its first value): an
+  // app's answer in a read-only box (Gradio's), a field a script filled. A secret's, never.
+  const fields = [];
+  try {
+    const SECRET = /\b(current-password|new-password|one-time-code)\b|pass(word|wd)|\bpwd\b/i;
+    const TEXTLESS = ['password', 'hidden', 'checkbox', 'radio', 'file', 'submit', 'button',
+      'reset', 'image', 'range', 'color'];
+    for (const field of body ? body.querySelectorAll('textarea, input') : []) {
+      const value = field.value;
+      if (!value || !value.trim() || TEXTLESS.includes(field.type)) continue;
+      if (!field.getClientRects().length || (field.checkVisibility && !field.checkVisibility({visibilityProperty: true}))) continue;
+      const masked = getComputedStyle(field).webkitTextSecurity;
+      if ((window.__nanomuseSecrets && window.__nanomuseSecrets.has(field)) || (masked && masked !== 'none')
+        || SECRET.test([field.autocomplete, field.name, field.id].join(' '))) continue;
+      const label = field.getAttribute('aria-label') || (field.labels && field.labels[0] && field.labels[0].innerText)
+        || field.placeholder || field.name || field.id || field.localName;
+      fields.push({label: String(label).replace(/\s+/g, ' ').trim().slice(0, 80), value});
+    }
+  } catch (_) { /* the text alone */ }
+  const page = {url: location.href, title: document.title, text, fields};
   let shown = '', from = 0;
   try {
     for (const select of body ? body.querySelectorAll('select') : []) {
@@ -65,20 +84,47 @@ const TEXT_JS: &str = r#"() => {
   return {...page, text: shown + text.slice(from)};
 }"#;
 
+/// How much of one field's value is read.
+const FIELD_CHARS: usize = 2_000;
+
 pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
     let page = ctx.evaluate(TEXT_JS, json!(null)).await?;
     let url = page["url"].as_str().unwrap_or_default().to_string();
     let title = page["title"].as_str().unwrap_or_default().to_string();
+    let values = field_values(&page["fields"]);
+    // The fields' values are read whole, within the bound; the text gets the rest.
     let (text, _) = super::truncate(
         page["text"].as_str().unwrap_or_default().trim(),
-        EXTRACT_CHARS,
+        EXTRACT_CHARS
+            .saturating_sub(values.chars().count())
+            .max(EXTRACT_CHARS / 2),
     );
     Ok(ActReply {
-        text: format!("{title} — {url}\n\n{text}"),
+        text: format!("{title} — {url}\n\n{text}{values}"),
         url,
         title,
         ..Default::default()
     })
+}
+
+/// What the page's fields hold, after its text: `"Label": value` each.
+fn field_values(fields: &serde_json::Value) -> String {
+    let lines: Vec<String> = fields
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|field| {
+            let label = field["label"].as_str()?.replace('"', "\\\"");
+            let (value, _) = super::truncate(field["value"].as_str()?, FIELD_CHARS);
+            Some(format!("\"{label}\": {value}"))
+        })
+        .collect();
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("\n\nWhat its fields hold:\n{}", lines.join("\n"))
+    }
 }
 
 #[cfg(test)]
@@ -115,6 +161,27 @@ mod tests {
             reply.text.ends_with("é\n[… 5 more characters]"),
             "{}",
             &reply.text[reply.text.len() - 40..]
+        );
+    }
+
+    #[tokio::test]
+    async fn what_its_fields_hold_follows_the_text() {
+        let h = Harness::new(FakeBackend::new());
+        h.backend.reply::<EvaluateRequest>(evaluated(json!({
+            "url": "https://x.example/a", "title": "A", "text": "Echo output",
+            "fields": [
+                {"label": "Echo output", "value": "w0 w1\nw2"},
+                {"label": "Say \"hi\"", "value": "x".repeat(FIELD_CHARS + 3)},
+            ],
+        })));
+        let (reply, _) = h.ok(Action::Extract(ExtractAction {})).await;
+        assert_eq!(
+            reply.text,
+            format!(
+                "A — https://x.example/a\n\nEcho output\n\nWhat its fields hold:\n\
+                 \"Echo output\": w0 w1\nw2\n\"Say \\\"hi\\\"\": {}\n[… 3 more characters]",
+                "x".repeat(FIELD_CHARS)
+            )
         );
     }
 

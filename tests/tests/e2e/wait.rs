@@ -215,6 +215,13 @@ const SUGGEST: &str = r#"<!doctype html><title>Suggest</title>
   document.getElementById('rearmed').addEventListener('keyup', () => { last = Date.now(); });
 </script>"#;
 
+/// An app that answers in a read-only box a while after it is asked (Gradio's output), beside
+/// a password field holding a password.
+const ANSWER_BOX: &str = r#"<!doctype html><title>Answer</title>
+<button onclick="setTimeout(() => { document.getElementById('answer').value = 'The answer is 42'; }, 600)">Ask</button>
+<label>Answer <textarea id="answer" disabled></textarea></label>
+<input type="password" aria-label="Secret" value="hunter2">"#;
+
 /// What the search boxes' server suggests, after a while.
 async fn suggestions(
     axum::extract::Query(query): axum::extract::Query<std::collections::HashMap<String, String>>,
@@ -255,6 +262,7 @@ async fn pages() -> SocketAddr {
         .route("/confirm", get(|| async { Html(CONFIRM) }))
         .route("/with-worker", get(|| async { Html(WITH_WORKER) }))
         .route("/suggest", get(|| async { Html(SUGGEST) }))
+        .route("/answer-box", get(|| async { Html(ANSWER_BOX) }))
         .route("/suggestions", get(suggestions))
         .route(
             "/echo-worker.js",
@@ -557,6 +565,42 @@ async fn typing_into_a_box_that_waits_for_a_pause_is_answered_with_what_the_paus
             reply.text
         );
     }
+    controller.stop().await;
+    worker.stop().await;
+}
+
+/// What a field holds is on the page for `wait --text` and `extract` (an app's answer in a
+/// read-only box), what a password field holds never.
+#[tokio::test]
+async fn an_answer_in_a_field_is_waited_for_and_read_and_a_password_is_not() {
+    let (controller, worker, _dir, mut tool, opened) = opened("/answer-box").await;
+    let ask = element(&opened, "Ask");
+    acted(
+        &mut tool,
+        act("waiting", Action::Click(ClickAction { n: ask })),
+    )
+    .await;
+    let waited = acted(&mut tool, act("waiting", wait(10.0, "answer is 42"))).await;
+    assert!(
+        waited.text.starts_with("'answer is 42' is on the page."),
+        "{}",
+        waited.text
+    );
+    let read = acted(&mut tool, act("waiting", Action::Extract(ExtractAction {}))).await;
+    assert!(
+        read.text
+            .ends_with("What its fields hold:\n\"Answer\": The answer is 42"),
+        "{}",
+        read.text
+    );
+    let secret = acted(&mut tool, act("waiting", wait(1.0, "hunter2"))).await;
+    assert!(
+        secret
+            .text
+            .contains("'hunter2' did not appear on the page."),
+        "{}",
+        secret.text
+    );
     controller.stop().await;
     worker.stop().await;
 }
