@@ -720,6 +720,15 @@
       const declared = (tag !== 'input' || el.hasAttribute('role')) && (aria === 'true' || aria === 'false');
       const checked = declared ? aria === 'true' : tag === 'input' ? el.checked : false;
       parts.push(checked ? '(checked)' : '(unchecked)');
+    } else if (tag === 'select' && (el.multiple || el.size > 1)) {
+      // A list box shows its options, not one chosen: "(empty)" would say it has none (Django's
+      // "Available tags"). Said with how many there are, and the first few when none is chosen.
+      const chosen = collapse(itemsOf(el.selectedOptions).map((option) => option.text).join(', '));
+      const count = el.options.length;
+      const some = itemsOf(el.options).slice(0, 5).map((option) => collapse(option.text)).join(', ');
+      if (chosen) parts.push(quoted(chosen, VALUE_LIMIT) + ' (of ' + count + ' options)');
+      else if (count) parts.push('(none chosen of ' + count + ' options: ' + cut(some, VALUE_LIMIT) + (count > 5 ? ', …)' : ')'));
+      else parts.push('(no options)');
     } else if (tag === 'select') {
       const chosen = collapse(itemsOf(el.selectedOptions).map((option) => option.text).join(', '));
       parts.push(chosen ? quoted(chosen, VALUE_LIMIT) : '(empty)');

@@ -536,6 +536,26 @@ async fn elements_listed_alike_are_told_apart_by_their_rows() {
     worker.stop().await;
 }
 
+/// A list box (`multiple`, Django's filter_horizontal) says what is chosen in it, and when
+/// nothing is, what it holds: "(empty)" would say it has no options.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_list_box_says_what_is_chosen_and_what_it_holds() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/tags.html")).await;
+    let (listing, _) = list(b, "p", "tags", 50).await;
+    let states: Vec<&str> = listing.elements.iter().map(|e| e.state.as_str()).collect();
+    assert_eq!(
+        states,
+        [
+            "(none chosen of 6 options: award, classic, rare, old, new, …)",
+            "= \"fiction\" (of 2 options)",
+            "(no options)",
+        ]
+    );
+    worker.stop().await;
+}
+
 /// The worker defines its step scripts in each document before the page's own scripts run and
 /// calls them by name (`worker/src/preloaded.rs`): a page that finds them cannot put its own in
 /// their place, so its listing stays what is on it.
