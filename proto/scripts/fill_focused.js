@@ -52,9 +52,10 @@
 
   // A select takes the option the text names, as a person reads it: its label, whatever the
   // value behind it (a database id, most often). The whole label (any case and spacing) first,
-  // then the value, then the one option whose label starts with or holds the text; several
-  // such, or none, change nothing and say which options there are. A multiple select adds the
-  // option to what it has.
+  // then the one option whose label starts with the text, then the value, then the one whose
+  // label holds the text; several such, or none, change nothing and say which options there
+  // are (a value named like the start of several labels is not what a person typing it meant).
+  // A multiple select adds the option to what it has.
   function choose(select, wanted) {
     const squeeze = (s) => String(s).replace(/\s+/g, ' ').trim();
     const label = (o) => squeeze(o.label || o.text || '');
@@ -63,8 +64,8 @@
     const options = Array.from(select.options).filter((o) => !o.disabled && !o.hidden);
     const ways = [
       (o) => named(o) === want,
-      (o) => o.value === wanted,
       (o) => want !== '' && named(o).startsWith(want),
+      (o) => o.value === wanted,
       (o) => want !== '' && named(o).includes(want),
     ];
     const quoted = (list, most) => list.slice(0, most).map((o) => JSON.stringify(label(o).slice(0, 60)))
@@ -73,7 +74,7 @@
       const found = options.filter(matches);
       if (found.length === 0) continue;
       // The same whole label twice is one choice for the reader: the first is taken.
-      if (found.length > 1 && way >= 2) {
+      if (found.length > 1 && way !== 0) {
         return 'the text matches ' + found.length + ' options of this select: ' +
           quoted(found, 10) + '; type one of them whole';
       }

@@ -499,9 +499,18 @@ impl Ctx<'_> {
 
     /// Settles, lists and frames the page after an action; the reply starts with `head`.
     async fn after_change(&mut self, caption: String, head: String) -> Result<ActReply> {
+        self.after_change_told(caption, |_| head).await
+    }
+
+    /// [`Ctx::after_change`], its reply's head told from the new listing.
+    async fn after_change_told(
+        &mut self,
+        caption: String,
+        head: impl FnOnce(&Listing) -> String,
+    ) -> Result<ActReply> {
         self.settle_for_look(self.settle_ms).await?;
         let (listing, frame) = self.look(caption).await?;
-        Ok(self.page_reply(head, listing, frame))
+        Ok(self.page_reply(head(&listing), listing, frame))
     }
 
     /// After an input that may have taken the page elsewhere (a click, a key): settles, lists

@@ -41,23 +41,31 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
         .iter()
         .flat_map(|l| &l.elements)
         .any(|e| i64::from(e.n) == action.n && e.kind == "select");
-    let (caption, head) = if is_select {
-        // The option is the page's own text, which the listing shows as the select's value.
-        (
-            format!("Chose in {}", quoted(&label)),
-            format!("Chose the option of {} the text names.", quoted(&label)),
-        )
-    } else {
-        (
-            format!("Typed into {}", quoted(&label)),
-            format!(
-                "Typed {length} character{} into {}.",
-                if length == 1 { "" } else { "s" },
-                quoted(&label)
-            ),
-        )
-    };
-    ctx.after_change(caption, head).await
+    if is_select {
+        // Named as the select now shows it (the option's text, not what was typed); its value
+        // in the listing is the page's own text.
+        let n = action.n;
+        return ctx
+            .after_change_told(format!("Chose in {}", quoted(&label)), |listing| {
+                let shown = listing
+                    .elements
+                    .iter()
+                    .find(|e| i64::from(e.n) == n && e.kind == "select" && e.label == label)
+                    .and_then(|e| e.state.strip_prefix("= "));
+                match shown {
+                    Some(shown) => format!("Chose {shown} in {}.", quoted(&label)),
+                    None => format!("Chose the option of {} the text names.", quoted(&label)),
+                }
+            })
+            .await;
+    }
+    let head = format!(
+        "Typed {length} character{} into {}.",
+        if length == 1 { "" } else { "s" },
+        quoted(&label)
+    );
+    ctx.after_change(format!("Typed into {}", quoted(&label)), head)
+        .await
 }
 
 /// Whether an element of this kind takes typed text: text fields of every type but the ones

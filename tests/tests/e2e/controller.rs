@@ -190,10 +190,11 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
 
     // The whole label, in any case and spacing: the option behind it, whatever its value.
     let chosen = type_into(&mut tool, "s", author, "ursula  k. LE GUIN").await;
+    // Said as the select shows it.
     assert!(
         chosen
             .text
-            .starts_with("Chose the option of 'Author' the text names."),
+            .starts_with("Chose \"Ursula K. Le Guin\" in 'Author'.\n"),
         "{}",
         chosen.text
     );
@@ -205,6 +206,15 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
         chosen.text
     );
     assert!(extract(&mut tool, "s").await.text.contains("author:17"));
+    // The value behind an option, which no label starts with.
+    let by_value = type_into(&mut tool, "s", author, "23").await;
+    assert!(
+        by_value
+            .text
+            .starts_with("Chose \"Ursula Vernon\" in 'Author'.\n"),
+        "{}",
+        by_value.text
+    );
     // The start of one label.
     type_into(&mut tool, "s", author, "octavia").await;
     let text = extract(&mut tool, "s").await.text;
