@@ -23,6 +23,10 @@
 //!
 //! Only what happens within [`WINDOW`] of an action (or a load) counts, so a socket that never
 //! stops (a ticker) or a page that polls delays an action by at most about that much.
+//!
+//! A request in flight since well before the action began ([`HELD_OPEN`]) is not the action's:
+//! a long poll (a dev server's live reload, a chat's) or an event stream the page keeps open
+//! would otherwise hold every action to the settle's bound.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -44,12 +48,16 @@ const LOAD_LINGER: Duration = Duration::from_millis(250);
 /// How long after an action (or a load) lingering traffic still counts as what the action
 /// started.
 const WINDOW: Duration = Duration::from_millis(1500);
+/// How long a request begun before an action must have been in flight for the action's settle
+/// not to wait for it.
+const HELD_OPEN: Duration = Duration::from_secs(2);
 
 #[derive(Debug, Default)]
 struct Requests {
-    /// Each request in flight, and whether the page itself made it (its parser or its scripts)
-    /// rather than the browser for it (its favicon, asked for after a new profile's first load).
-    in_flight: HashMap<String, bool>,
+    /// Each request in flight: whether the page itself made it (its parser or its scripts)
+    /// rather than the browser for it (its favicon, asked for after a new profile's first load),
+    /// and when it began.
+    in_flight: HashMap<String, (bool, Instant)>,
     /// A request whose end came before its start (the browser and the renderer report parts of
     /// one request each, and their messages may cross).
     finished_early: HashSet<String>,
@@ -279,7 +287,9 @@ impl NetworkTracker {
         {
             let mut requests = self.requests.lock().unwrap();
             if !requests.finished_early.remove(id) {
-                requests.in_flight.insert(id.to_string(), by_the_page);
+                requests
+                    .in_flight
+                    .insert(id.to_string(), (by_the_page, Instant::now()));
             }
         }
         self.touch();
@@ -292,7 +302,7 @@ impl NetworkTracker {
             if started.is_none() {
                 requests.finished_early.insert(id.to_string());
             }
-            started == Some(true)
+            started.is_some_and(|(by_the_page, _)| by_the_page)
         };
         let loaded_at = *self.loaded_at.lock().unwrap();
         if by_the_page && loaded_at.is_some_and(|loaded| loaded.elapsed() <= WINDOW) {
@@ -385,9 +395,17 @@ impl NetworkTracker {
             .lock()
             .unwrap()
             .filter(|until| *until > Instant::now());
+        let action = *self.action_mark.lock().unwrap();
+        let of_the_action = self
+            .requests
+            .lock()
+            .unwrap()
+            .in_flight
+            .values()
+            .filter(|(_, began)| *began >= action || action.duration_since(*began) < HELD_OPEN)
+            .count();
         NetworkSnapshot {
-            in_flight: self.requests.lock().unwrap().in_flight.len()
-                + usize::from(lingering_until.is_some()),
+            in_flight: of_the_action + usize::from(lingering_until.is_some()),
             last_activity: *self.last_activity.lock().unwrap(),
             lingering_until,
         }
@@ -405,6 +423,34 @@ mod tests {
 
     fn tracker() -> NetworkTracker {
         NetworkTracker::new("main".into(), Arc::default())
+    }
+
+    #[test]
+    fn a_request_held_open_since_well_before_the_action_does_not_keep_it_busy() {
+        let tracker = tracker();
+        let page_request = |id: &str| {
+            json!({"requestId": id, "type": "Fetch", "documentURL": "http://a.test/",
+                "request": {"url": "http://a.test/livereload"}})
+        };
+        tracker.on_event("Network.requestWillBeSent", &page_request("poll"));
+        // Begun after the last action began: that action's.
+        assert_eq!(tracker.snapshot().in_flight, 1);
+        // Begun just before an action: it may be what the action started.
+        tracker.mark_action();
+        assert_eq!(tracker.snapshot().in_flight, 1);
+        // In flight since long before it: a long poll the page keeps open.
+        tracker
+            .requests
+            .lock()
+            .unwrap()
+            .in_flight
+            .get_mut("poll")
+            .unwrap()
+            .1 -= HELD_OPEN;
+        assert_eq!(tracker.snapshot().in_flight, 0);
+        // What the action asks for is waited for all the same.
+        tracker.on_event("Network.requestWillBeSent", &page_request("search"));
+        assert_eq!(tracker.snapshot().in_flight, 1);
     }
 
     #[test]

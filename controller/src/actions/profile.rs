@@ -18,6 +18,14 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ProfileAction) -> Result<ActReply> {
             // A custom profile names its size: 0 is not "the default" here, as it is for the
             // presets' stored settings.
             for (name, value) in [("width", custom.width), ("height", custom.height)] {
+                if value == 0 {
+                    return Err(ControllerError::InvalidArgument(format!(
+                        "a custom profile needs its {name} too: give width and height ({}..={} \
+                         CSS px), with a user agent, or choose mobile or desktop",
+                        CUSTOM_SIZE.start(),
+                        CUSTOM_SIZE.end()
+                    )));
+                }
                 if !CUSTOM_SIZE.contains(&value) {
                     return Err(ControllerError::InvalidArgument(format!(
                         "a custom profile's {name} {value} is out of range: give a viewport of \

@@ -576,8 +576,29 @@ fn takes(spec: &Spec) -> String {
     names.join(", ")
 }
 
+/// The arguments that are numbers: models often send them as strings ("5") or as whole floats
+/// (5.0), which are taken as the number they plainly are.
+const NUMBERS: [&str; 5] = ["n", "dy", "seconds", "width", "height"];
+
 /// Deserializes a tool's own arguments, saying in a sentence what is wrong.
-fn read<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, String> {
+fn read<T: DeserializeOwned>(mut arguments: JsonObject) -> Result<T, String> {
+    for key in NUMBERS {
+        let Some(value) = arguments.get_mut(key) else {
+            continue;
+        };
+        let number = match &*value {
+            Value::String(text) => text.trim().parse::<f64>().ok(),
+            Value::Number(number) if !number.is_i64() && !number.is_u64() => number.as_f64(),
+            _ => None,
+        };
+        if let Some(number) = number.filter(|n| n.is_finite()) {
+            *value = if number.fract() == 0.0 && number.abs() < 1e15 {
+                Value::from(number as i64)
+            } else {
+                Value::from(number)
+            };
+        }
+    }
     serde_json::from_value(Value::Object(arguments)).map_err(|error| {
         // serde's "invalid type: string \"x\", expected i64" names the field too little.
         let error = error.to_string();
@@ -628,6 +649,23 @@ mod tests {
             assert!(properties.contains_key("thread"), "{}", tool.name);
             assert!(properties.contains_key("workspace"), "{}", tool.name);
             assert_eq!(tool.input_schema["type"], "object");
+        }
+    }
+
+    #[test]
+    fn numbers_sent_as_strings_or_whole_floats_are_taken_as_the_numbers_they_are() {
+        for n in [json!("5"), json!(" 5 "), json!(5.0), json!(5)] {
+            let read = call("browser_click", json!({ "n": n })).unwrap();
+            assert_eq!(read.action, Action::Click(ClickAction { n: 5 }), "{n}");
+        }
+        let read = call("browser_scroll", json!({"dy": "-300"})).unwrap();
+        assert_eq!(read.action, Action::Scroll(ScrollAction { dy: -300.0 }));
+        for n in [json!("five"), json!(5.5), json!(true)] {
+            let refused = call("browser_click", json!({ "n": n })).unwrap_err();
+            assert!(
+                refused.starts_with("browser_click: the arguments are not right: "),
+                "{refused}"
+            );
         }
     }
 

@@ -135,7 +135,13 @@ fn find(reply: &ActReply, wanted: impl Fn(&Element) -> bool) -> Option<&Element>
 /// The page's words, runs of white space made one space.
 async fn words(tool: &mut Tool, thread: &str) -> Result<String, String> {
     let reply = attempt(tool, thread, Action::Extract(ExtractAction {})).await?;
-    Ok(reply.text.split_whitespace().collect::<Vec<_>>().join(" "))
+    // Its text, not what its fields hold: the todo typed and left in the field is no todo.
+    let text = reply.text.split("\n\nWhat its fields hold:\n").next();
+    Ok(text
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" "))
 }
 
 /// How one app went: `Err((step, why))` names the first step that failed.

@@ -222,6 +222,12 @@ const ANSWER_BOX: &str = r#"<!doctype html><title>Answer</title>
 <label>Answer <textarea id="answer" disabled></textarea></label>
 <input type="password" aria-label="Secret" value="hunter2">"#;
 
+/// A page that keeps a request open to its server from shortly after its load (a dev server's
+/// live reload, a chat's long poll), and a button that changes it.
+const LONG_POLL: &str = r#"<!doctype html><title>Polled</title>
+<button onclick="this.textContent = 'Pressed'">Press</button>
+<script>addEventListener('load', () => setTimeout(() => fetch('/held-open'), 300));</script>"#;
+
 /// What the search boxes' server suggests, after a while.
 async fn suggestions(
     axum::extract::Query(query): axum::extract::Query<std::collections::HashMap<String, String>>,
@@ -263,6 +269,14 @@ async fn pages() -> SocketAddr {
         .route("/with-worker", get(|| async { Html(WITH_WORKER) }))
         .route("/suggest", get(|| async { Html(SUGGEST) }))
         .route("/answer-box", get(|| async { Html(ANSWER_BOX) }))
+        .route("/long-poll", get(|| async { Html(LONG_POLL) }))
+        .route(
+            "/held-open",
+            get(|| async {
+                std::future::pending::<()>().await;
+                ""
+            }),
+        )
         .route("/suggestions", get(suggestions))
         .route(
             "/echo-worker.js",
@@ -601,6 +615,34 @@ async fn an_answer_in_a_field_is_waited_for_and_read_and_a_password_is_not() {
         "{}",
         secret.text
     );
+    controller.stop().await;
+    worker.stop().await;
+}
+
+/// A request the page keeps open since well before an action (a long poll) is not the action's
+/// to wait for.
+#[tokio::test]
+async fn a_request_held_open_since_before_an_action_does_not_hold_it_to_its_bound() {
+    let (controller, worker, _dir, mut tool, opened) = opened_with("/long-poll", |config| {
+        config.controller.settle_ms = HELD_BOUND_MS
+    })
+    .await;
+    // The page's poll has been open a while (the time is the condition, not an event).
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    let started = Instant::now();
+    let reply = acted(
+        &mut tool,
+        act(
+            "waiting",
+            Action::Click(ClickAction {
+                n: element(&opened, "Press"),
+            }),
+        ),
+    )
+    .await;
+    let took = started.elapsed();
+    assert_eq!(labels(&reply), ["Pressed"], "{}", reply.text);
+    assert!(took < HELD, "the click took {took:?}");
     controller.stop().await;
     worker.stop().await;
 }
