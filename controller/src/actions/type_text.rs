@@ -51,9 +51,17 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
                     .elements
                     .iter()
                     .find(|e| i64::from(e.n) == n && e.kind == "select" && e.label == label)
-                    .and_then(|e| e.state.strip_prefix("= "));
+                    .and_then(|e| e.state.strip_prefix("= "))
+                    // The quoted value alone, not what the state says after it ("(of 2
+                    // options)" of a list box).
+                    .and_then(|state| {
+                        serde_json::Deserializer::from_str(state)
+                            .into_iter::<String>()
+                            .next()?
+                            .ok()
+                    });
                 match shown {
-                    Some(shown) => format!("Chose {shown} in {}.", quoted(&label)),
+                    Some(shown) => format!("Chose {shown:?} in {}.", quoted(&label)),
                     None => format!("Chose the option of {} the text names.", quoted(&label)),
                 }
             })
