@@ -205,6 +205,18 @@ pub struct Found {
     pub option_count: u32,
     /// A dropdown the page draws itself: listed as a select, but no `<select>`.
     pub drawn: bool,
+    /// The words of its row, when the listing told it apart from others like it by them
+    /// (`(in "Ana Lima $12")`): a caption repeats them, so "Clicked 'Cancel'" says which.
+    pub row: Option<String>,
+}
+
+impl ListedElement {
+    /// The words of the row the listing names it by, from its state's `(in "…")`.
+    pub fn row(&self) -> Option<String> {
+        let (_, rest) = self.state.split_once("(in \"")?;
+        let (words, _) = rest.split_once("\")")?;
+        Some(words.to_string())
+    }
 }
 
 /// Where element `n` of a listing is now, or why it cannot be pressed.
@@ -287,6 +299,7 @@ pub fn parse_resolved(value: Value) -> Result<Resolved, String> {
             .flatten()
             .filter_map(|option| option.as_str().map(str::to_string))
             .collect(),
+        row: None,
         option_count: object
             .get("optionCount")
             .and_then(Value::as_u64)
@@ -466,6 +479,7 @@ mod tests {
                 options: vec![],
                 option_count: 0,
                 drawn: false,
+                row: None,
             })
         );
         let value = json!({"x": 1, "y": 2, "label": "Size", "kind": "select",

@@ -68,7 +68,9 @@ impl UserInput {
                 return bad(format!("type at most {TEXT_MAX} characters at a time"));
             }
             UserInput::Key { key } if key.trim().is_empty() => {
-                return bad("name a key: Enter, Tab, Escape, Backspace, an arrow, …".into());
+                return bad(
+                    "name a key: Enter, Tab, Escape, Backspace, an arrow, Control+a, …".into(),
+                );
             }
             UserInput::Key { key } => crate::app::check_key(key)?,
             UserInput::Open { url } => {

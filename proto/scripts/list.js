@@ -55,8 +55,6 @@
   // Fields are never swallowed by a container: the model has to be able to type into them.
   const isFieldKind = (kind) =>
     kind.startsWith('input') || TOGGLE_KINDS.has(kind) || ['select', 'textarea', 'editable', 'slider'].includes(kind);
-  // Some sites fill autocomplete hints but switch a password field to type=text to show it.
-  const SECRET_AUTOCOMPLETE = /\b(current-password|new-password|one-time-code)\b/i;
 
   // Page text can hold lone UTF-16 surrogates, which are not valid JSON for the controller.
   // Zero-width spaces are no words: MUI's empty select shows one to keep its height.
@@ -690,25 +688,6 @@
     return userInvalid ? collapse(el.validationMessage) : null;
   };
 
-  // A field whose value is a secret: a password field, one the page says holds one, one drawn
-  // masked, or one that was a password field before (a "Show password" switch made it text).
-  let secrets = window.__nanomuseSecrets;
-  if (!(secrets instanceof WeakSet)) {
-    secrets = new WeakSet();
-    try {
-      Object.defineProperty(window, '__nanomuseSecrets', { value: secrets, configurable: true });
-    } catch (_) { /* remembered for this listing only */ }
-  }
-  const secret = (el) => {
-    if (el.type === 'password') {
-      secrets.add(el);
-      return true;
-    }
-    const masked = getComputedStyle(el).webkitTextSecurity;
-    return secrets.has(el) || SECRET_AUTOCOMPLETE.test(el.autocomplete || '')
-      || /pass(word|wd)|\bpwd\b/i.test(el.name + ' ' + el.id) || (!!masked && masked !== 'none');
-  };
-
   const stateOf = (el, kind) => {
     const tag = el.localName;
     const role = (el.getAttribute('role') || '').toLowerCase();
@@ -739,7 +718,7 @@
       // Less the label drawn inside it, which names it.
       const shown = labelsInside(el).reduce((text, label) => text.replace(label, ''), collapse(contentText(el))).trim();
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
-    } else if (tag === 'input' && secret(el)) {
+    } else if (tag === 'input' && secretField(el)) {
       // Passwords go to the website, never through the model.
       parts.push(el.value ? '(filled)' : '(empty)');
     } else if (kind === 'input' || kind.startsWith('input:') || kind === 'textarea' || kind === 'editable') {

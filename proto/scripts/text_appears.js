@@ -30,11 +30,7 @@
       const textless = ['password', 'hidden', 'checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'range', 'color'];
       for (const field of body.querySelectorAll('textarea, input')) {
         if (textless.includes(field.type)) continue;
-        const masked = getComputedStyle(field).webkitTextSecurity;
-        const secret = (window.__nanomuseSecrets && window.__nanomuseSecrets.has(field))
-          || (masked && masked !== 'none')
-          || /\b(current-password|new-password|one-time-code)\b|pass(word|wd)|\bpwd\b/i.test([field.autocomplete, field.name, field.id].join(' '));
-        if (!secret && field.value) texts.push(field.value);
+        if (field.value && !secretField(field)) texts.push(field.value);
       }
     } catch (_) { /* the text alone */ }
     return texts.some((text) => String(text || '').replace(/\s+/g, ' ').includes(wanted));

@@ -2,6 +2,21 @@
 //! — the worker (Rust) and the phone (Kotlin, which loads the same files as resources) — and
 //! the controller's, which it sends to either through `evaluate`. Each is a JavaScript function expression, called with one argument.
 
+/// The script of `file` (a function expression) with `secretField(el)` in its scope: whether a
+/// field's value is a secret that no reply may read (`secret_field.js`). One rule for the
+/// listing, `extract` and `wait --text`, and one registry of fields that were password fields.
+macro_rules! with_secret_field {
+    ($file:literal) => {
+        concat!(
+            "((secretField) =>\n",
+            include_str!(concat!("../scripts/", $file)),
+            ")(",
+            include_str!("../scripts/secret_field.js"),
+            ")"
+        )
+    };
+}
+
 /// `(text) => why`: fills the focused field through the page's own value setter plus `input`
 /// and `change` events, so React and Vue forms notice; a contenteditable gets `insertText`.
 /// Answers null, `{trusted: true}` when the page broke that path (the field's text then
@@ -41,7 +56,7 @@ pub const DIALOG_SAID: &str = include_str!("../scripts/dialog_said.js");
 
 /// `(args) => listing`: the page's interactive elements in view, numbered, with the counts
 /// above and below (the controller's listing, `controller/src/listing.rs`, says the rest).
-pub const LIST: &str = include_str!("../scripts/list.js");
+pub const LIST: &str = with_secret_field!("list.js");
 
 /// `(args) => point | {error}`: where element `n` of the page's last listing is now.
 pub const RESOLVE: &str = include_str!("../scripts/resolve.js");
@@ -52,4 +67,13 @@ pub const DOM_QUIET: &str = include_str!("../scripts/dom_quiet.js");
 
 /// `({text, timeout_ms}) => found`: true once the page's visible text holds `text` (`wait
 /// --text`), false when `timeout_ms` passed first.
-pub const TEXT_APPEARS: &str = include_str!("../scripts/text_appears.js");
+pub const TEXT_APPEARS: &str = with_secret_field!("text_appears.js");
+
+/// `() => {url, title, text, fields}`: the body's rendered text (`extract`), where a dropdown
+/// reads as the option it shows (its `innerText` is every option, which would say nothing of
+/// which is chosen); a list box (`multiple`, `size`) shows its options and keeps them. A page
+/// that broke what finding its selects uses is read as drawn. A web component draws its words
+/// from its shadow root, which `innerText` leaves out: a page with open shadow roots is read
+/// through them, as drawn (a `<slot>` as what it shows), each part without one still by its
+/// `innerText`. `fields`: what visible fields hold (`{label, value}`), a secret's never.
+pub const PAGE_TEXT: &str = with_secret_field!("page_text.js");

@@ -33,6 +33,7 @@ static PRELOADED: LazyLock<Vec<Preloaded>> = LazyLock::new(|| {
         scripts::PASTE_FOCUSED,
         scripts::DOM_QUIET,
         scripts::TEXT_APPEARS,
+        scripts::PAGE_TEXT,
     ]
     .into_iter()
     .map(|source| {

@@ -84,7 +84,7 @@ pub enum ActionCommand {
         #[arg(allow_hyphen_values = true)]
         text: String,
     },
-    /// Press a key: Enter, Tab, Escape, …
+    /// Press a key: Enter, Tab, Escape, F5, … or a combination: Shift+Enter, Control+a.
     Key { key: String },
     /// Scroll by DY pixels, negative for up.
     Scroll {
@@ -197,7 +197,7 @@ fn attach_local_files(invocation: &ActInvocation, request: &mut ActRequest) -> R
     Ok(())
 }
 
-/// `profile mobile|desktop` or `profile --user-agent UA --width W --height H [--mobile]`.
+/// `profile mobile|desktop` or `profile --width W --height H [--user-agent UA] [--mobile]`.
 #[derive(Debug, Clone, PartialEq, Args)]
 pub struct ProfileArgs {
     /// A ready-made profile.
@@ -207,19 +207,19 @@ pub struct ProfileArgs {
         conflicts_with_all = ["user_agent", "width", "height", "mobile"]
     )]
     pub preset: Option<Preset>,
-    /// The custom profile's user agent.
+    /// The custom profile's user agent (by default a desktop's, or a phone's with --mobile).
     #[arg(long, value_name = "UA", requires_all = ["width", "height"])]
     pub user_agent: Option<String>,
     /// The custom viewport's width in CSS pixels.
-    #[arg(long, value_name = "W", requires_all = ["user_agent", "height"],
+    #[arg(long, value_name = "W", requires = "height",
           value_parser = clap::value_parser!(u32).range(1..))]
     pub width: Option<u32>,
     /// The custom viewport's height in CSS pixels.
-    #[arg(long, value_name = "H", requires_all = ["user_agent", "width"],
+    #[arg(long, value_name = "H", requires = "width",
           value_parser = clap::value_parser!(u32).range(1..))]
     pub height: Option<u32>,
     /// Touch and a mobile viewport for the custom profile.
-    #[arg(long, requires = "user_agent")]
+    #[arg(long, requires = "width")]
     pub mobile: bool,
 }
 
@@ -1117,6 +1117,16 @@ mod tests {
                 mobile: true,
             })
         );
+        // A size alone: the controller gives it the user agent of its kind.
+        assert_eq!(
+            profile_kind(&["profile", "--width", "390", "--height", "844", "--mobile"]),
+            Kind::Custom(CustomProfile {
+                user_agent: String::new(),
+                width: 390,
+                height: 844,
+                mobile: true,
+            })
+        );
     }
 
     #[test]
@@ -1125,8 +1135,8 @@ mod tests {
         usage_error(&["profile", "tablet"]);
         usage_error(&["profile", "mobile", "--width", "400"]);
         usage_error(&["profile", "desktop", "--mobile"]);
-        usage_error(&["profile", "--width", "400", "--height", "800"]);
         usage_error(&["profile", "--user-agent", "A", "--width", "400"]);
+        usage_error(&["profile", "--width", "400"]);
         usage_error(&["profile", "--mobile"]);
         usage_error(&[
             "profile",

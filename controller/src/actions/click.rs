@@ -32,7 +32,11 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
             action.n
         )
     });
-    ctx.after_input(format!("Clicked {}", quoted(&found.label)), choose)
+    let row = found
+        .row
+        .as_ref()
+        .map_or(String::new(), |words| format!(" (in \"{words}\")"));
+    ctx.after_input(format!("Clicked {}{row}", quoted(&found.label)), choose)
         .await
 }
 
@@ -109,6 +113,31 @@ mod tests {
         h.backend.on::<TapRequest>(|_| Ok(TapReply {}));
         let (reply, _) = h.ok(click(1)).await;
         assert!(reply.text.starts_with("Clicked 'Add'.\n"), "{}", reply.text);
+    }
+
+    #[tokio::test]
+    async fn a_button_told_apart_by_its_row_is_named_with_it_in_the_caption() {
+        let page = FakePage::new(
+            "https://shop.example/orders",
+            "Orders",
+            &[("button", "Cancel"), ("button", "Cancel")],
+        );
+        page.mark(1, "(in \"Ana Lima $12\")");
+        page.mark(2, "(disabled) (in \"Bo \'B\' Chen $7\")");
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let (reply, frame) = h.ok(click(2)).await;
+        assert!(
+            reply
+                .text
+                .starts_with("Clicked 'Cancel' (in \"Bo 'B' Chen $7\").\n"),
+            "{}",
+            reply.text
+        );
+        assert_eq!(
+            frame.unwrap().caption,
+            "Clicked 'Cancel' (in \"Bo 'B' Chen $7\")"
+        );
     }
 
     #[tokio::test]

@@ -9,80 +9,8 @@ use crate::error::Result;
 
 const EXTRACT_CHARS: usize = 8_000;
 
-/// The body's rendered text, where a dropdown reads as the option it shows (its `innerText` is
-/// every option, which would say nothing of which is chosen). A list box (`multiple`, `size`)
-/// shows its options and keeps them. A page that broke what finding its selects uses is read
-/// as drawn. A web component draws its words from its shadow root, which `innerText` leaves
-/// out: a page with open shadow roots is read through them, as drawn (a `<slot>` as what it
-/// shows), each part without one still by its `innerText`.
-const TEXT_JS: &str = r#"() => {
-  const body = document.body;
-  // What holds a shadow root or a <slot>, which innerText does not read through.
-  const holders = new Set();
-  const mark = (root) => {
-    for (const el of root.querySelectorAll('*')) {
-      if (!el.shadowRoot && el.localName !== 'slot') continue;
-      for (let n = el; n && !holders.has(n); n = n.parentNode || n.host) holders.add(n);
-      if (el.shadowRoot) mark(el.shadowRoot);
-    }
-  };
-  const SKIPPED = ['script', 'style', 'template', 'link', 'head'];
-  const each = (nodes) => Array.from(nodes, drawn).join('');
-  const drawn = (node) => {
-    if (node.nodeType === 3) return node.data;
-    if (node.nodeType === 11) return each(node.childNodes);
-    if (node.nodeType !== 1 || SKIPPED.includes(node.localName)) return '';
-    if (node.localName === 'slot') return each(node.assignedNodes({flatten: true}));
-    const style = getComputedStyle(node);
-    if (style.display === 'none') return '';
-    const inner = !holders.has(node) ? node.innerText || ''
-      : each(node.shadowRoot ? node.shadowRoot.childNodes : node.childNodes);
-    return /^(inline|contents)/.test(style.display) ? inner : '\n' + inner + '\n';
-  };
-  let text = body ? body.innerText : '';
-  try {
-    if (body) mark(document);
-    if (holders.has(body)) {
-      text = drawn(body).replace(/[ \t]+/g, ' ').replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n');
-    }
-  } catch (_) { /* the body's innerText, then */ }
-  // What fields hold is no part of the text (a textarea's innerText is its first value): an
-  // app's answer in a read-only box (Gradio's), a field a script filled. A secret's, never.
-  const fields = [];
-  try {
-    const SECRET = /\b(current-password|new-password|one-time-code)\b|pass(word|wd)|\bpwd\b/i;
-    const TEXTLESS = ['password', 'hidden', 'checkbox', 'radio', 'file', 'submit', 'button',
-      'reset', 'image', 'range', 'color'];
-    for (const field of body ? body.querySelectorAll('textarea, input') : []) {
-      const value = field.value;
-      if (!value || !value.trim() || TEXTLESS.includes(field.type)) continue;
-      if (!field.getClientRects().length || (field.checkVisibility && !field.checkVisibility({visibilityProperty: true}))) continue;
-      const masked = getComputedStyle(field).webkitTextSecurity;
-      if ((window.__nanomuseSecrets && window.__nanomuseSecrets.has(field)) || (masked && masked !== 'none')
-        || SECRET.test([field.autocomplete, field.name, field.id].join(' '))) continue;
-      const label = field.getAttribute('aria-label') || (field.labels && field.labels[0] && field.labels[0].innerText)
-        || field.placeholder || field.name || field.id || field.localName;
-      fields.push({label: String(label).replace(/\s+/g, ' ').trim().slice(0, 80), value});
-    }
-  } catch (_) { /* the text alone */ }
-  const page = {url: location.href, title: document.title, text, fields};
-  let shown = '', from = 0;
-  try {
-    for (const select of body ? body.querySelectorAll('select') : []) {
-      // A select not drawn is not in the text (its innerText would be its options' source).
-      if (select.multiple || select.size > 1 || !select.getClientRects().length) continue;
-      const every = select.innerText;
-      const at = every ? text.indexOf(every, from) : -1;
-      if (at < 0) continue;
-      const chosen = select.selectedOptions[0];
-      shown += text.slice(from, at) + (chosen ? chosen.text.trim() : '');
-      from = at + every.length;
-    }
-  } catch (_) {
-    return page;
-  }
-  return {...page, text: shown + text.slice(from)};
-}"#;
+/// The page's text and what its fields hold (`proto/scripts/page_text.js`).
+const TEXT_JS: &str = nanomuse_proto::scripts::PAGE_TEXT;
 
 /// How much of one field's value is read.
 const FIELD_CHARS: usize = 2_000;

@@ -1,5 +1,6 @@
 //! `fetch url [method] [body]`: an HTTP request with the browser's cookies, no page rendered.
-//! The reply gives the status, the headers and the body as text, truncated when long.
+//! The reply gives the status, the headers and the body as text, truncated when long; a binary
+//! body (a picture, a PDF, an archive) is described, not shown as garbled text.
 
 use nanomuse_proto::{ActReply, FetchAction, FetchRequest, FetchResult, Header};
 
@@ -38,6 +39,54 @@ fn with_content_type(headers: &[Header], body: &str) -> Vec<Header> {
     headers
 }
 
+/// What a binary body is said to be instead of shown: its size and type. A body is binary
+/// when its type says so, or when it holds NUL bytes (no text does; a Latin-1 page, which is
+/// no UTF-8 either, is still read as text).
+fn binary_body(headers: &[Header], body: &[u8]) -> Option<String> {
+    let kind = headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("content-type"))
+        .map(|h| {
+            h.value
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .unwrap_or_default();
+    let binary_kind = ["image/", "audio/", "video/", "font/"]
+        .iter()
+        .any(|prefix| kind.starts_with(prefix) && kind != "image/svg+xml")
+        || [
+            "application/octet-stream",
+            "application/pdf",
+            "application/zip",
+            "application/gzip",
+            "application/x-gzip",
+            "application/x-tar",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            "application/vnd.ms-excel",
+            "application/msword",
+            "application/wasm",
+        ]
+        .contains(&kind.as_str());
+    let holds_nul = body.iter().take(8192).any(|b| *b == 0);
+    if body.is_empty() || !(binary_kind || holds_nul) {
+        return None;
+    }
+    let kind = if kind.is_empty() {
+        "no type given".into()
+    } else {
+        kind
+    };
+    Some(format!(
+        "(a binary body of {} bytes, {kind}: not shown as text)",
+        body.len()
+    ))
+}
+
 pub async fn run(ctx: &mut Ctx<'_>, action: FetchAction) -> Result<ActReply> {
     if action.url.trim().is_empty() {
         return Err(ControllerError::InvalidArgument(
@@ -63,8 +112,10 @@ pub async fn run(ctx: &mut Ctx<'_>, action: FetchAction) -> Result<ActReply> {
             body: action.body.clone().into_bytes(),
         })
         .await?;
-    let body = String::from_utf8_lossy(&reply.body);
-    let (shown, truncated) = super::truncate(&body, BODY_CHARS);
+    let (shown, truncated) = match binary_body(&reply.headers, &reply.body) {
+        Some(described) => (described, false),
+        None => super::truncate(&String::from_utf8_lossy(&reply.body), BODY_CHARS),
+    };
     let headers: Vec<String> = reply
         .headers
         .iter()
@@ -121,6 +172,52 @@ mod tests {
             );
         }
         assert!(h.backend.ops().is_empty());
+    }
+
+    #[test]
+    fn a_binary_body_is_described_and_text_is_shown() {
+        let png = header("Content-Type", "image/png");
+        assert_eq!(
+            binary_body(std::slice::from_ref(&png), b"\x89PNG\r\n"),
+            Some("(a binary body of 6 bytes, image/png: not shown as text)".into())
+        );
+        assert_eq!(
+            binary_body(&[], b"PK\x03\x04\x00\x00"),
+            Some("(a binary body of 6 bytes, no type given: not shown as text)".into())
+        );
+        let html = header("content-type", "text/html; charset=iso-8859-1");
+        assert_eq!(binary_body(&[html], b"caf\xe9"), None);
+        assert_eq!(
+            binary_body(&[header("content-type", "image/svg+xml")], b"<svg/>"),
+            None
+        );
+        assert_eq!(binary_body(&[png], b""), None);
+    }
+
+    #[tokio::test]
+    async fn a_fetched_picture_is_said_to_be_one() {
+        let h = Harness::new(FakeBackend::new());
+        h.backend.reply::<FetchRequest>(FetchReply {
+            status: 200,
+            url: "https://x.example/logo.png".into(),
+            headers: vec![header("content-type", "image/png")],
+            body: vec![0x89, b'P', b'N', b'G', 0, 0, 0, 13],
+        });
+        let (reply, _) = h
+            .ok(Action::Fetch(FetchAction {
+                url: "https://x.example/logo.png".into(),
+                ..Default::default()
+            }))
+            .await;
+        assert!(
+            reply
+                .text
+                .ends_with("\n\n(a binary body of 8 bytes, image/png: not shown as text)"),
+            "{}",
+            reply.text
+        );
+        let fetched = reply.fetch.unwrap();
+        assert_eq!((fetched.body_bytes, fetched.truncated), (8, false));
     }
 
     #[test]

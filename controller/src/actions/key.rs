@@ -1,4 +1,5 @@
-//! `key key`: presses Enter, Tab, Escape, … on the focused element.
+//! `key key`: presses Enter, Tab, Escape, … or a combination (Shift+Enter, Control+a) on the
+//! focused element. The backend reads the name: the worker and the phone take the same words.
 
 use nanomuse_proto::{ActReply, KeyAction, KeyRequest};
 

@@ -600,12 +600,13 @@ impl Ctx<'_> {
             ))
         };
         // Named only in the refusals that need it.
-        let label = || {
-            let listed = listing.elements.iter().find(|e| i64::from(e.n) == n);
-            quoted(listed.map_or("", |e| e.label.as_str()))
-        };
+        let listed = listing.elements.iter().find(|e| i64::from(e.n) == n);
+        let label = || quoted(listed.map_or("", |e| e.label.as_str()));
         match listing::parse_resolved(value).map_err(ControllerError::Store)? {
-            Resolved::At(found) => Ok(found),
+            Resolved::At(found) => Ok(listing::Found {
+                row: listed.and_then(listing::ListedElement::row),
+                ..found
+            }),
             Resolved::Stale | Resolved::Detached => Err(stale()),
             Resolved::Missing { count } => Err(ControllerError::InvalidArgument(not_listed(
                 n,

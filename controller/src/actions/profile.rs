@@ -21,7 +21,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ProfileAction) -> Result<ActReply> {
                 if value == 0 {
                     return Err(ControllerError::InvalidArgument(format!(
                         "a custom profile needs its {name} too: give width and height ({}..={} \
-                         CSS px), with a user agent, or choose mobile or desktop",
+                         CSS px), or choose mobile or desktop",
                         CUSTOM_SIZE.start(),
                         CUSTOM_SIZE.end()
                     )));
@@ -35,16 +35,27 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ProfileAction) -> Result<ActReply> {
                     )));
                 }
             }
+            // A size alone keeps the user agent of its kind: a phone's or a desktop's.
+            let user_agent = if custom.user_agent.trim().is_empty() {
+                let preset = if custom.mobile {
+                    ProfileSetting::mobile()
+                } else {
+                    ProfileSetting::desktop()
+                };
+                preset.user_agent
+            } else {
+                custom.user_agent
+            };
             ProfileSetting {
                 mobile: custom.mobile,
-                user_agent: custom.user_agent,
+                user_agent,
                 width: custom.width,
                 height: custom.height,
             }
         }
         None => {
             return Err(ControllerError::InvalidArgument(
-                "profile takes mobile, desktop, or a user agent with a width and height".into(),
+                "profile takes mobile, desktop, or a width and height".into(),
             ));
         }
     };
@@ -129,6 +140,24 @@ mod tests {
                 .text
                 .starts_with("Now presenting as desktop (800×600).")
         );
+    }
+
+    #[tokio::test]
+    async fn a_size_alone_keeps_the_user_agent_of_its_kind() {
+        let h = Harness::showing(&FakePage::new("https://x.example/", "X", &[]));
+        for mobile in [true, false] {
+            let custom = CustomProfile {
+                width: 390,
+                height: 844,
+                mobile,
+                ..Default::default()
+            };
+            h.ok(profile(Some(Kind::Custom(custom)))).await;
+        }
+        let asked = h.backend.requests::<ProfileRequest>();
+        assert_eq!(asked[0].user_agent, ProfileSetting::mobile().user_agent);
+        assert_eq!(asked[1].user_agent, ProfileSetting::desktop().user_agent);
+        assert_eq!((asked[1].width, asked[1].mobile), (390, false));
     }
 
     #[tokio::test]

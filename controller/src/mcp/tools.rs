@@ -67,7 +67,8 @@ struct Type {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Key {
-    /// The key, as the DOM names it: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, …
+    /// The key, as the DOM names it: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, F5,
+    /// … or one character; with modifiers before it: Shift+Enter, Control+a, Control+Shift+z.
     key: String,
 }
 
@@ -117,9 +118,9 @@ enum Preset {
 #[serde(deny_unknown_fields)]
 struct Profile {
     /// A ready-made profile: "mobile" (412×915, a phone's user agent, touch) or "desktop"
-    /// (1280×900). Give this, or user_agent with width and height.
+    /// (1280×900). Give this, or width and height.
     preset: Option<Preset>,
-    /// A custom profile's user agent.
+    /// A custom profile's user agent; by default a desktop's, or with mobile a phone's.
     user_agent: Option<String>,
     /// A custom viewport's width in CSS pixels.
     #[schemars(range(min = *VIEWPORT_PX.start(), max = *VIEWPORT_PX.end()))]
@@ -278,7 +279,8 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
             name: "browser_key",
             title: "Press a key",
             description: "Press a key on the focused element: Enter (submit), Tab, Escape, \
-                Backspace, ArrowDown, … The reply lists the page again.",
+                Backspace, ArrowDown, F5, …, or a combination: Shift+Enter, Control+a (select \
+                all), Control+s. The reply lists the page again.",
             read_only: false,
             schema: schema_of::<Key>,
             read: |args| {
@@ -381,8 +383,8 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
             name: "browser_profile",
             title: "Phone or computer",
             description: "Present as a phone (preset \"mobile\") or a computer (preset \
-                \"desktop\"), or as a custom user agent and viewport (user_agent, width, \
-                height, mobile). It switches the page live, and the thread keeps it for its later \
+                \"desktop\"), or with a custom viewport (width and height; mobile; user_agent, \
+                by default a desktop's or with mobile a phone's). It switches the page live, and the thread keeps it for its later \
                 pages.",
             read_only: false,
             schema: schema_of::<Profile>,
@@ -394,8 +396,8 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
                     || profile.mobile;
                 let kind = match (profile.preset, custom) {
                     (Some(_), true) => {
-                        return Err("browser_profile takes a preset, or user_agent with width \
-                                    and height, not both"
+                        return Err("browser_profile takes a preset, or width and height (with \
+                                    user_agent and mobile if wanted), not both"
                             .into());
                     }
                     (Some(Preset::Mobile), false) => Kind::Mobile(true),

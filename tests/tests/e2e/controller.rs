@@ -276,7 +276,7 @@ async fn type_into_a_select_chooses_the_option_its_label_names_or_says_which_the
 
 /// A click after which the page is loaded again at its address (a form posted back to itself,
 /// a reload) says so, though its address and title are the same; one that changes the page in
-/// place says the click alone.
+/// place says the click alone (with the row its button was told apart by).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_click_that_loads_the_page_again_at_its_address_says_so() {
     let site = serve_site().await;
@@ -294,7 +294,9 @@ async fn a_click_that_loads_the_page_again_at_its_address_says_so() {
     );
     let deleted = click(&mut tool, "r", element(&reloaded, "Delete")).await;
     assert!(
-        deleted.text.starts_with("Clicked 'Delete'.\n"),
+        deleted
+            .text
+            .starts_with("Clicked 'Delete' (in \"Fern 2\").\n"),
         "{}",
         deleted.text
     );

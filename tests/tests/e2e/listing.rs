@@ -170,6 +170,7 @@ async fn resolves_numbers_to_points_and_refuses_what_is_gone() {
             options: vec![],
             option_count: 0,
             drawn: false,
+            row: None,
         })
     );
     assert_eq!(

@@ -353,6 +353,40 @@ where
         "{thread} on {backend}: {}",
         emptied.text
     );
+    // Keys with modifiers, as a chat box takes them: Shift+Enter a new line, Control+s its
+    // own shortcut, Enter sends; Control+a selects all, as the browser's own editing does.
+    let chat = act(
+        "navigate chat",
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}/fixtures/chat.html"),
+        }),
+    )
+    .await;
+    let message = element(&chat, "Message");
+    let key = |key: &str| Action::Key(KeyAction { key: key.into() });
+    act(
+        "type a message",
+        Action::Type(TypeAction {
+            n: message,
+            text: "first line".into(),
+        }),
+    )
+    .await;
+    act("key Shift+Enter", key("Shift+Enter")).await;
+    act("key shift+b", key("shift+b")).await;
+    act("key Control+s", key("Control+s")).await;
+    act("key Enter to send", key("Enter")).await;
+    act(
+        "type another",
+        Action::Type(TypeAction {
+            n: message,
+            text: "oops".into(),
+        }),
+    )
+    .await;
+    act("key Control+a", key("Control+a")).await;
+    act("key Backspace", key("Backspace")).await;
+    act("extract chat", Action::Extract(ExtractAction {})).await;
     // The page's dialogs are answered at once, alike (OK, a prompt's own default), and the
     // next listing says what they said.
     let dialogs = act(
@@ -520,6 +554,23 @@ async fn run_on_both_backends(system: &mut System) {
                 "\nThe page's confirm dialog asked \"Empty the list for good?\" and was answered OK.\n"
             ),
         "{emptied}"
+    );
+    let chat = &step("extract chat").text;
+    for said in [
+        "Sent: first line / B",
+        "Draft saved: 2 lines.",
+        "Last key: Backspace (Backspace)",
+    ] {
+        assert!(chat.contains(said), "{said:?} in {chat}");
+    }
+    assert!(
+        !chat.contains("oops"),
+        "Control+a and Backspace emptied the box: {chat}"
+    );
+    assert!(
+        step("key Control+s").text.starts_with("Pressed Control+s"),
+        "{:?}",
+        step("key Control+s")
     );
     let extracted = &step("extract after the dialogs").text;
     assert!(extracted.contains("renamed to Buy oat milk"), "{extracted}");

@@ -1,7 +1,12 @@
-//! `key {key}`: presses one named key (Enter, Tab, Escape, …) or one character.
+//! `key {key}`: presses one named key (Enter, Tab, Escape, F5, …) or one character, with the
+//! modifiers named before it: "Shift+Enter", "Control+s", "Control+Shift+ArrowLeft".
+//!
+//! The modifiers go down first and up last, as on a keyboard, so a page that watches Shift's
+//! own keydown sees it, and the key's events carry them (`event.ctrlKey`, …). Chromium's own
+//! editing shortcuts follow (Control+a selects all, Control+z undoes).
 
 use nanomuse_proto::{KeyReply, KeyRequest};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
@@ -13,6 +18,7 @@ const NAMED_KEYS: &[(&str, &str, u32, &str)] = &[
     ("Escape", "Escape", 27, ""),
     ("Backspace", "Backspace", 8, ""),
     ("Delete", "Delete", 46, ""),
+    ("Insert", "Insert", 45, ""),
     ("ArrowUp", "ArrowUp", 38, ""),
     ("ArrowDown", "ArrowDown", 40, ""),
     ("ArrowLeft", "ArrowLeft", 37, ""),
@@ -24,57 +30,304 @@ const NAMED_KEYS: &[(&str, &str, u32, &str)] = &[
     ("Space", "Space", 32, " "),
 ];
 
-fn lookup(name: &str) -> Option<(String, String, u32, String)> {
-    let aliases = [("Return", "Enter"), ("Esc", "Escape"), (" ", "Space")];
-    let name = aliases
+/// Other names a key goes by.
+const ALIASES: &[(&str, &str)] = &[("Return", "Enter"), ("Esc", "Escape"), (" ", "Space")];
+
+/// Modifiers: (name, other names, CDP modifier bit, the modifier key's code, its virtual key).
+const MODIFIERS: &[(&str, &[&str], u32, &str, u32)] = &[
+    ("Alt", &["Option"], 1, "AltLeft", 18),
+    ("Control", &["Ctrl"], 2, "ControlLeft", 17),
+    ("Meta", &["Cmd", "Command", "Super"], 4, "MetaLeft", 91),
+    ("Shift", &[], 8, "ShiftLeft", 16),
+];
+
+const SHIFT: u32 = 8;
+
+/// One key press as Chromium's input takes it.
+#[derive(Debug, PartialEq)]
+struct Press {
+    key: String,
+    code: String,
+    virtual_key: u32,
+    /// What the key types: none while Control, Alt or Meta is held (a shortcut types nothing).
+    text: String,
+    /// CDP's modifier bits.
+    modifiers: u32,
+}
+
+/// The words an unknown key's error lists.
+fn known_keys() -> String {
+    let named: Vec<_> = NAMED_KEYS.iter().map(|(key, ..)| *key).collect();
+    format!(
+        "{}, F1–F12 or a single character, after modifiers if any (Control, Shift, Alt, Meta) \
+         as in Shift+Enter or Control+a",
+        named.join(", ")
+    )
+}
+
+fn modifier(
+    name: &str,
+) -> Option<&'static (
+    &'static str,
+    &'static [&'static str],
+    u32,
+    &'static str,
+    u32,
+)> {
+    MODIFIERS.iter().find(|(canonical, others, ..)| {
+        canonical.eq_ignore_ascii_case(name) || others.iter().any(|o| o.eq_ignore_ascii_case(name))
+    })
+}
+
+/// The press `name` names, or why it names none.
+fn parse(name: &str) -> std::result::Result<Press, String> {
+    let name = name.trim_matches('\n');
+    // The key is after the last "+", unless that "+" is the key itself ("Control++", "+").
+    let (modifier_words, last) = match name.strip_suffix("++") {
+        Some(rest) => (Some(rest), "+"),
+        None if name == "+" => (None, name),
+        None => match name.rsplit_once('+') {
+            Some((words, last)) => (Some(words), last),
+            None => (None, name),
+        },
+    };
+    let mut modifiers = 0;
+    for word in modifier_words
+        .into_iter()
+        .flat_map(|words| words.split('+'))
+    {
+        let (_, _, bit, ..) =
+            modifier(word.trim()).ok_or_else(|| format!("{:?} is not a modifier", word.trim()))?;
+        modifiers |= bit;
+    }
+    // "Control + s" means "s"; a lone " " is Space.
+    let last = match last.trim() {
+        "" => last,
+        trimmed => trimmed,
+    };
+    if modifier(last).is_some() {
+        return Err(format!(
+            "{last:?} is a modifier: name the key it goes with, as in {last}+a"
+        ));
+    }
+    let mut press = key_alone(last).ok_or_else(|| format!("unknown key {last:?}"))?;
+    if modifiers != 0 && press.virtual_key == 0 && !last.is_ascii() {
+        return Err(format!(
+            "{last:?} is no key of a keyboard to hold modifiers with: type it"
+        ));
+    }
+    // A letter with modifiers is the key's own letter, capital only with Shift.
+    if modifiers != 0 && press.code.starts_with("Key") {
+        press.key = if modifiers & SHIFT != 0 {
+            press.key.to_uppercase()
+        } else {
+            press.key.to_lowercase()
+        };
+        press.text = press.key.clone();
+    }
+    if modifiers & !SHIFT != 0 {
+        press.text.clear();
+    }
+    press.modifiers = modifiers;
+    Ok(press)
+}
+
+/// A key without modifiers: a named key, F1–F12 or one character.
+fn key_alone(name: &str) -> Option<Press> {
+    let name = ALIASES
         .iter()
         .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
         .map_or(name, |(_, key)| key);
+    let press = |key: &str, code: String, virtual_key, text: &str| Press {
+        key: key.into(),
+        code,
+        virtual_key,
+        text: text.into(),
+        modifiers: 0,
+    };
     if let Some((key, code, vk, text)) = NAMED_KEYS
         .iter()
         .find(|(key, ..)| key.eq_ignore_ascii_case(name))
     {
         let key = if *key == "Space" { " " } else { key };
-        return Some((key.into(), code.to_string(), *vk, text.to_string()));
+        return Some(press(key, code.to_string(), *vk, text));
+    }
+    if let Some(n) = function_key(name) {
+        let key = format!("F{n}");
+        return Some(press(&key, key.clone(), 111 + n, ""));
     }
     let mut chars = name.chars();
     let (Some(c), None) = (chars.next(), chars.next()) else {
         return None;
     };
-    let vk = if c.is_ascii_alphanumeric() {
-        c.to_ascii_uppercase() as u32
+    let (code, vk) = if c.is_ascii_alphabetic() {
+        (
+            format!("Key{}", c.to_ascii_uppercase()),
+            c.to_ascii_uppercase() as u32,
+        )
+    } else if c.is_ascii_digit() {
+        (format!("Digit{c}"), c as u32)
     } else {
-        0
+        (String::new(), 0)
     };
-    Some((c.to_string(), String::new(), vk, c.to_string()))
+    Some(press(&c.to_string(), code, vk, &c.to_string()))
 }
 
-pub async fn run(page: &PageHandle, request: &KeyRequest) -> Result<KeyReply> {
-    let (key, code, vk, text) = lookup(request.key.trim_matches('\n')).ok_or_else(|| {
-        let known: Vec<_> = NAMED_KEYS.iter().map(|(key, ..)| *key).collect();
-        WorkerError::invalid(format!(
-            "unknown key {:?}; use one of {} or a single character",
-            nanomuse_common::limits::excerpt(&request.key),
-            known.join(", ")
-        ))
-    })?;
-    let down = if text.is_empty() {
+/// F1–F12's number.
+fn function_key(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix(['F', 'f'])?;
+    let n: u32 = digits.parse().ok().filter(|_| !digits.starts_with('0'))?;
+    (1..=12).contains(&n).then_some(n)
+}
+
+fn key_event(kind: &str, key: &str, code: &str, virtual_key: u32, modifiers: u32) -> Value {
+    json!({"type": kind, "key": key, "code": code, "modifiers": modifiers,
+        "windowsVirtualKeyCode": virtual_key, "nativeVirtualKeyCode": virtual_key})
+}
+
+/// The key events of `press`: its modifiers down, the key down and up, its modifiers up.
+fn events(press: &Press) -> Vec<Value> {
+    let held: Vec<_> = MODIFIERS
+        .iter()
+        .filter(|(_, _, bit, ..)| press.modifiers & bit != 0)
+        .collect();
+    let mut events = Vec::new();
+    let mut down = 0;
+    for (name, _, bit, code, vk) in &held {
+        down |= bit;
+        events.push(key_event("rawKeyDown", name, code, *vk, down));
+    }
+    let kind = if press.text.is_empty() {
         "rawKeyDown"
     } else {
         "keyDown"
     };
-    let mut press = json!({"type": down, "key": key, "code": code,
-        "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk});
-    if !text.is_empty() {
-        press["text"] = json!(text);
-        press["unmodifiedText"] = json!(text);
+    let mut key_down = key_event(kind, &press.key, &press.code, press.virtual_key, down);
+    if !press.text.is_empty() {
+        key_down["text"] = json!(press.text);
+        key_down["unmodifiedText"] = json!(press.text);
     }
-    let release = json!({"type": "keyUp", "key": key, "code": code,
-        "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk});
-    page.cdp_in_order(&[
-        ("Input.dispatchKeyEvent", press),
-        ("Input.dispatchKeyEvent", release),
-    ])
-    .await?;
+    events.push(key_down);
+    events.push(key_event(
+        "keyUp",
+        &press.key,
+        &press.code,
+        press.virtual_key,
+        down,
+    ));
+    for (name, _, bit, code, vk) in held.iter().rev() {
+        down &= !bit;
+        events.push(key_event("keyUp", name, code, *vk, down));
+    }
+    events
+}
+
+pub async fn run(page: &PageHandle, request: &KeyRequest) -> Result<KeyReply> {
+    let press = parse(&request.key)
+        .map_err(|why| WorkerError::invalid(format!("{why}; use one of {}", known_keys())))?;
+    let commands: Vec<_> = events(&press)
+        .into_iter()
+        .map(|event| ("Input.dispatchKeyEvent", event))
+        .collect();
+    page.cdp_in_order(&commands).await?;
     Ok(KeyReply {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pressed(name: &str) -> (String, String, u32, String, u32) {
+        let p = parse(name).unwrap();
+        (p.key, p.code, p.virtual_key, p.text, p.modifiers)
+    }
+
+    fn owned(
+        key: &str,
+        code: &str,
+        vk: u32,
+        text: &str,
+        modifiers: u32,
+    ) -> (String, String, u32, String, u32) {
+        (key.into(), code.into(), vk, text.into(), modifiers)
+    }
+
+    #[test]
+    fn named_keys_aliases_and_characters() {
+        assert_eq!(pressed("enter"), owned("Enter", "Enter", 13, "\r", 0));
+        assert_eq!(pressed("Return\n"), owned("Enter", "Enter", 13, "\r", 0));
+        assert_eq!(pressed("Esc"), owned("Escape", "Escape", 27, "", 0));
+        assert_eq!(pressed(" "), owned(" ", "Space", 32, " ", 0));
+        assert_eq!(pressed("a"), owned("a", "KeyA", 65, "a", 0));
+        assert_eq!(pressed("7"), owned("7", "Digit7", 55, "7", 0));
+        assert_eq!(pressed("é"), owned("é", "", 0, "é", 0));
+        assert_eq!(pressed("+"), owned("+", "", 0, "+", 0));
+        assert_eq!(pressed("f5"), owned("F5", "F5", 116, "", 0));
+        assert_eq!(pressed("F12"), owned("F12", "F12", 123, "", 0));
+    }
+
+    #[test]
+    fn modifiers_are_held_and_a_shortcut_types_nothing() {
+        assert_eq!(pressed("Shift+Enter"), owned("Enter", "Enter", 13, "\r", 8));
+        assert_eq!(pressed("shift+a"), owned("A", "KeyA", 65, "A", 8));
+        assert_eq!(pressed("Ctrl+S"), owned("s", "KeyS", 83, "", 2));
+        assert_eq!(pressed("Control + s"), owned("s", "KeyS", 83, "", 2));
+        assert_eq!(pressed("Control+s"), owned("s", "KeyS", 83, "", 2));
+        assert_eq!(
+            pressed("Control+Shift+ArrowLeft"),
+            owned("ArrowLeft", "ArrowLeft", 37, "", 10)
+        );
+        assert_eq!(pressed("Cmd+Enter"), owned("Enter", "Enter", 13, "", 4));
+        assert_eq!(pressed("Control++"), owned("+", "", 0, "", 2));
+        assert_eq!(pressed("Alt+F4"), owned("F4", "F4", 115, "", 1));
+    }
+
+    #[test]
+    fn a_name_that_is_no_key_says_why() {
+        assert_eq!(parse("ab").unwrap_err(), "unknown key \"ab\"");
+        assert_eq!(parse("").unwrap_err(), "unknown key \"\"");
+        assert_eq!(parse("F13").unwrap_err(), "unknown key \"F13\"");
+        assert_eq!(parse("F05").unwrap_err(), "unknown key \"F05\"");
+        assert_eq!(parse("Hyper+a").unwrap_err(), "\"Hyper\" is not a modifier");
+        assert_eq!(parse("+a").unwrap_err(), "\"\" is not a modifier");
+        assert_eq!(parse("Shift+").unwrap_err(), "unknown key \"\"");
+        assert_eq!(
+            parse("Control+é").unwrap_err(),
+            "\"é\" is no key of a keyboard to hold modifiers with: type it"
+        );
+        assert_eq!(
+            parse("Shift").unwrap_err(),
+            "\"Shift\" is a modifier: name the key it goes with, as in Shift+a"
+        );
+    }
+
+    #[test]
+    fn modifiers_go_down_first_and_up_last() {
+        let kinds: Vec<_> = events(&parse("Control+Shift+Tab").unwrap())
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {} {}",
+                    e["type"].as_str().unwrap(),
+                    e["key"].as_str().unwrap(),
+                    e["modifiers"]
+                )
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "rawKeyDown Control 2",
+                "rawKeyDown Shift 10",
+                "rawKeyDown Tab 10",
+                "keyUp Tab 10",
+                "keyUp Shift 2",
+                "keyUp Control 0"
+            ]
+        );
+        let enter = events(&parse("Enter").unwrap());
+        assert_eq!(enter.len(), 2);
+        assert_eq!(enter[0]["type"], "keyDown");
+        assert_eq!(enter[0]["text"], "\r");
+    }
 }

@@ -218,14 +218,10 @@ class DeviceBrowser(context: Context) : BrowserEngine {
                 // A code editor's hidden field: the editor's own select-all, Ctrl+A from the
                 // keyboard, so the text replaces the editor's.
                 val page = needPage()
-                onMain("type") {
-                    val now = SystemClock.uptimeMillis()
-                    page.view.dispatchKeyEvent(KeyEvent(now, now, KeyEvent.ACTION_DOWN, KeyEvent.KEYCODE_A, 0, KeyEvent.META_CTRL_ON))
-                    page.view.dispatchKeyEvent(KeyEvent(now, SystemClock.uptimeMillis(), KeyEvent.ACTION_UP, KeyEvent.KEYCODE_A, 0, KeyEvent.META_CTRL_ON))
-                }
+                onMain("type") { press(page.view, KeyEvent.KEYCODE_A, 0, Key.MODIFIERS.filter { it.bit == Key.CONTROL }) }
                 if (text.isEmpty()) {
                     // No editor takes an empty paste: Delete empties what is selected.
-                    onMain("type") { press(page.view, KeyEvent.KEYCODE_FORWARD_DEL) }
+                    onMain("type") { press(page.view, KeyEvent.KEYCODE_FORWARD_DEL, 0, emptyList()) }
                     return
                 }
                 // The text as a paste, which the editor keeps as it is.
@@ -242,23 +238,30 @@ class DeviceBrowser(context: Context) : BrowserEngine {
 
     override fun key(key: Key) {
         val page = needPage()
-        val code = KEY_CODES[key.code]
-        if (code != null) {
-            onMain("key") { press(page.view, code) }
+        val meta = Key.MODIFIERS.filter { key.modifiers and it.bit != 0 }
+        val named = if (key.named) KEY_CODES[key.code] ?: functionKeyCode(key.code) else null
+        if (named != null) {
+            onMain("key") { press(page.view, named, 0, meta) }
             return
         }
         // One character: the virtual keyboard's key events for it, else insertText.
         val sent = onMain("key") {
-            val events = KeyCharacterMap.load(KeyCharacterMap.VIRTUAL_KEYBOARD).getEvents(key.text.toCharArray())
-            if (events == null) {
-                false
-            } else {
+            val map = KeyCharacterMap.load(KeyCharacterMap.VIRTUAL_KEYBOARD)
+            if (meta.isEmpty()) {
+                val events = map.getEvents(key.text.toCharArray()) ?: return@onMain false
                 page.view.requestFocus()
                 events.forEach { page.view.dispatchKeyEvent(it) }
-                true
+                return@onMain true
             }
+            // With modifiers, the character's own key (the map's, with the meta state it needs)
+            // pressed while they are held.
+            val own = map.getEvents(key.key.toCharArray())?.firstOrNull { !KeyEvent.isModifierKey(it.keyCode) }
+                ?: return@onMain false
+            press(page.view, own.keyCode, own.metaState, meta)
+            true
         }
         if (!sent) {
+            if (meta.isNotEmpty()) throw BrowserException.invalid("${Json.quote(key.key)} has no key on this phone's keyboard to hold modifiers with")
             val why = Json.parse(evaluate(Scripts.INSERT_TEXT, Json.quote(key.text)))
             if (why != null) throw BrowserException.precondition(why.toString())
         }
@@ -776,11 +779,26 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         }
     }
 
-    private fun press(view: View, code: Int) {
+    /**
+     * [code]'s key down and up with [meta] held: each modifier's own key goes down first and up
+     * last, as on a keyboard, and the key's events carry them all. Main thread.
+     */
+    private fun press(view: View, code: Int, ownMeta: Int, meta: List<Key.Modifier>) {
         view.requestFocus()
-        val now = SystemClock.uptimeMillis()
-        view.dispatchKeyEvent(KeyEvent(now, now, KeyEvent.ACTION_DOWN, code, 0))
-        view.dispatchKeyEvent(KeyEvent(now, SystemClock.uptimeMillis(), KeyEvent.ACTION_UP, code, 0))
+        val down = SystemClock.uptimeMillis()
+        fun send(action: Int, keyCode: Int, state: Int) =
+            view.dispatchKeyEvent(KeyEvent(down, SystemClock.uptimeMillis(), action, keyCode, 0, state))
+        var state = 0
+        for (m in meta) {
+            state = state or META_STATES.getValue(m.bit)
+            send(KeyEvent.ACTION_DOWN, MODIFIER_KEY_CODES.getValue(m.bit), state)
+        }
+        send(KeyEvent.ACTION_DOWN, code, state or ownMeta)
+        send(KeyEvent.ACTION_UP, code, state or ownMeta)
+        for (m in meta.asReversed()) {
+            state = state and META_STATES.getValue(m.bit).inv()
+            send(KeyEvent.ACTION_UP, MODIFIER_KEY_CODES.getValue(m.bit), state)
+        }
     }
 
     /**
@@ -1030,6 +1048,7 @@ class DeviceBrowser(context: Context) : BrowserEngine {
             "Escape" to KeyEvent.KEYCODE_ESCAPE,
             "Backspace" to KeyEvent.KEYCODE_DEL,
             "Delete" to KeyEvent.KEYCODE_FORWARD_DEL,
+            "Insert" to KeyEvent.KEYCODE_INSERT,
             "ArrowUp" to KeyEvent.KEYCODE_DPAD_UP,
             "ArrowDown" to KeyEvent.KEYCODE_DPAD_DOWN,
             "ArrowLeft" to KeyEvent.KEYCODE_DPAD_LEFT,
@@ -1039,6 +1058,26 @@ class DeviceBrowser(context: Context) : BrowserEngine {
             "PageUp" to KeyEvent.KEYCODE_PAGE_UP,
             "PageDown" to KeyEvent.KEYCODE_PAGE_DOWN,
             "Space" to KeyEvent.KEYCODE_SPACE,
+        )
+
+        /** F1–F12's Android key code (KEYCODE_F1 … KEYCODE_F12 run on). */
+        private fun functionKeyCode(code: String) =
+            code.removePrefix("F").toIntOrNull()?.takeIf { it in 1..12 }?.let { KeyEvent.KEYCODE_F1 + it - 1 }
+
+        /** Each modifier's meta state, by its [Key] bit. */
+        private val META_STATES = mapOf(
+            Key.ALT to (KeyEvent.META_ALT_ON or KeyEvent.META_ALT_LEFT_ON),
+            Key.CONTROL to (KeyEvent.META_CTRL_ON or KeyEvent.META_CTRL_LEFT_ON),
+            Key.META to (KeyEvent.META_META_ON or KeyEvent.META_META_LEFT_ON),
+            Key.SHIFT to (KeyEvent.META_SHIFT_ON or KeyEvent.META_SHIFT_LEFT_ON),
+        )
+
+        /** Each modifier's own key, by its [Key] bit. */
+        private val MODIFIER_KEY_CODES = mapOf(
+            Key.ALT to KeyEvent.KEYCODE_ALT_LEFT,
+            Key.CONTROL to KeyEvent.KEYCODE_CTRL_LEFT,
+            Key.META to KeyEvent.KEYCODE_META_LEFT,
+            Key.SHIFT to KeyEvent.KEYCODE_SHIFT_LEFT,
         )
     }
 }

@@ -105,8 +105,7 @@ class Dispatcher(
             linkedMapOf()
         }
         "key" -> {
-            val name = args.needString("key", "key")
-            engine.key(Key.lookup(name) ?: throw Key.unknown(name))
+            engine.key(Key.parse(args.needString("key", "key")))
             linkedMapOf()
         }
         "scroll" -> {

@@ -85,17 +85,49 @@ fun messageTests() {
     }
 
     test("keys: named keys, aliases and single characters") {
-        assertEquals(Key("Enter", "Enter", "\r"), Key.lookup("enter"))
-        assertEquals(Key("Enter", "Enter", "\r"), Key.lookup("Return"))
-        assertEquals(Key("Escape", "Escape", ""), Key.lookup("Esc"))
-        assertEquals(Key(" ", "Space", " "), Key.lookup("Space"))
-        assertEquals(Key(" ", "Space", " "), Key.lookup(" "))
-        assertEquals(Key("ArrowUp", "ArrowUp", ""), Key.lookup("arrowup"))
-        assertEquals(Key("a", "", "a"), Key.lookup("a"))
-        assertEquals(Key("😀", "", "😀"), Key.lookup("😀"))
-        assertEquals(Key("Enter", "Enter", "\r"), Key.lookup("Enter\n"))
-        assertEquals(null, Key.lookup("ab"))
-        assertEquals(null, Key.lookup(""))
-        assertEquals(14, Key.NAMED.size)
+        assertEquals(Key("Enter", "Enter", "\r", named = true, virtualKey = 13), Key.parse("enter"))
+        assertEquals(Key("Enter", "Enter", "\r", named = true, virtualKey = 13), Key.parse("Return\n"))
+        assertEquals(Key("Escape", "Escape", "", named = true, virtualKey = 27), Key.parse("Esc"))
+        assertEquals(Key(" ", "Space", " ", named = true, virtualKey = 32), Key.parse("Space"))
+        assertEquals(Key(" ", "Space", " ", named = true, virtualKey = 32), Key.parse(" "))
+        assertEquals(Key("ArrowUp", "ArrowUp", "", named = true, virtualKey = 38), Key.parse("arrowup"))
+        assertEquals(Key("F5", "F5", "", named = true, virtualKey = 116), Key.parse("f5"))
+        assertEquals(Key("a", "KeyA", "a", named = false, virtualKey = 65), Key.parse("a"))
+        assertEquals(Key("7", "Digit7", "7", named = false, virtualKey = 55), Key.parse("7"))
+        assertEquals(Key("+", "", "+", named = false, virtualKey = 0), Key.parse("+"))
+        assertEquals(Key("😀", "", "😀", named = false, virtualKey = 0), Key.parse("😀"))
+        assertEquals(15, Key.NAMED.size)
+    }
+
+    test("keys: modifiers are held, and a shortcut types nothing") {
+        assertEquals(Key("Enter", "Enter", "\r", named = true, virtualKey = 13, modifiers = Key.SHIFT), Key.parse("Shift+Enter"))
+        assertEquals(Key("A", "KeyA", "A", named = false, virtualKey = 65, modifiers = Key.SHIFT), Key.parse("shift+a"))
+        assertEquals(Key("s", "KeyS", "", named = false, virtualKey = 83, modifiers = Key.CONTROL), Key.parse("Ctrl+S"))
+        assertEquals(Key("s", "KeyS", "", named = false, virtualKey = 83, modifiers = Key.CONTROL), Key.parse("Control + s"))
+        assertEquals(
+            Key("ArrowLeft", "ArrowLeft", "", named = true, virtualKey = 37, modifiers = Key.CONTROL or Key.SHIFT),
+            Key.parse("Control+Shift+ArrowLeft"),
+        )
+        assertEquals(Key("Enter", "Enter", "", named = true, virtualKey = 13, modifiers = Key.META), Key.parse("Cmd+Enter"))
+        assertEquals(Key("+", "", "", named = false, virtualKey = 0, modifiers = Key.CONTROL), Key.parse("Control++"))
+        assertEquals(Key("F4", "F4", "", named = true, virtualKey = 115, modifiers = Key.ALT), Key.parse("Alt+F4"))
+    }
+
+    test("keys: a name that is no key says why") {
+        fun refused(name: String) = try {
+            Key.parse(name)
+            error("<$name> taken")
+        } catch (e: BrowserException) {
+            e.message!!.substringBefore(";")
+        }
+        assertEquals("unknown key \"ab\"", refused("ab"))
+        assertEquals("unknown key \"\"", refused(""))
+        assertEquals("unknown key \"F13\"", refused("F13"))
+        assertEquals("unknown key \"F05\"", refused("F05"))
+        assertEquals("\"Hyper\" is not a modifier", refused("Hyper+a"))
+        assertEquals("\"\" is not a modifier", refused("+a"))
+        assertEquals("unknown key \"\"", refused("Shift+"))
+        assertEquals("\"Shift\" is a modifier: name the key it goes with, as in Shift+a", refused("Shift"))
+        assertEquals("\"é\" is no key of a keyboard to hold modifiers with: type it", refused("Control+é"))
     }
 }

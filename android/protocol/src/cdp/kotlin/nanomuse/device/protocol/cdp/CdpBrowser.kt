@@ -216,32 +216,38 @@ class CdpBrowser(
 
     /**
      * A named key as the WebView turns an Android KeyEvent into one (key, code, keyCode, and
-     * the text it types); a character the phone's virtual keyboard map has (ASCII) as its key
-     * event, any other through [Scripts.INSERT_TEXT].
+     * the text it types), its modifiers' own keys down first and up last; a character the
+     * phone's virtual keyboard map has (ASCII) as its key event, any other through
+     * [Scripts.INSERT_TEXT].
      */
     override fun key(key: Key) {
         val page = needPage()
-        val vk = if (key.named) NAMED_VK[key.code] ?: 0 else key.key.singleOrNull()?.takeIf { it.code in 32..126 }?.let { c ->
-            if (c.isLetterOrDigit()) c.uppercaseChar().code else 0
-        }
-        if (vk == null) {
+        if (!key.named && key.key.any { it.code !in 32..126 }) {
             val why = Json.parse(evaluate(Scripts.INSERT_TEXT, Json.quote(key.text)))
             if (why != null) throw BrowserException.precondition(why.toString())
             return
         }
-        val down = linkedMapOf<String, Any?>(
-            "type" to if (key.text.isEmpty()) "rawKeyDown" else "keyDown",
-            "key" to key.key, "code" to key.code, "windowsVirtualKeyCode" to vk, "nativeVirtualKeyCode" to vk,
+        fun event(type: String, name: String, code: String, vk: Int, modifiers: Int) = linkedMapOf<String, Any?>(
+            "type" to type, "key" to name, "code" to code, "modifiers" to modifiers,
+            "windowsVirtualKeyCode" to vk, "nativeVirtualKeyCode" to vk,
         )
-        if (key.text.isNotEmpty()) {
-            down["text"] = key.text
-            down["unmodifiedText"] = key.text
+        val held = Key.MODIFIERS.filter { key.modifiers and it.bit != 0 }
+        var down = 0
+        for (m in held) {
+            down = down or m.bit
+            page.call("Input.dispatchKeyEvent", event("rawKeyDown", m.name, m.code, m.virtualKey, down))
         }
-        page.call("Input.dispatchKeyEvent", down)
-        page.call(
-            "Input.dispatchKeyEvent",
-            mapOf("type" to "keyUp", "key" to key.key, "code" to key.code, "windowsVirtualKeyCode" to vk, "nativeVirtualKeyCode" to vk),
-        )
+        val press = event(if (key.text.isEmpty()) "rawKeyDown" else "keyDown", key.key, key.code, key.virtualKey, down)
+        if (key.text.isNotEmpty()) {
+            press["text"] = key.text
+            press["unmodifiedText"] = key.text
+        }
+        page.call("Input.dispatchKeyEvent", press)
+        page.call("Input.dispatchKeyEvent", event("keyUp", key.key, key.code, key.virtualKey, down))
+        for (m in held.asReversed()) {
+            down = down and m.bit.inv()
+            page.call("Input.dispatchKeyEvent", event("keyUp", m.name, m.code, m.virtualKey, down))
+        }
     }
 
     /**
@@ -803,13 +809,6 @@ class CdpBrowser(
   }
 })();
 """ + Scripts.ONE_TAB + Scripts.TYPED_TIMERS
-
-        /** The Windows virtual key codes of the named keys, by DOM code (what Chromium's Android key mapping gives). */
-        private val NAMED_VK = mapOf(
-            "Enter" to 13, "Tab" to 9, "Escape" to 27, "Backspace" to 8, "Delete" to 46,
-            "ArrowUp" to 38, "ArrowDown" to 40, "ArrowLeft" to 37, "ArrowRight" to 39,
-            "Home" to 36, "End" to 35, "PageUp" to 33, "PageDown" to 34, "Space" to 32,
-        )
 
         /** What Storage.setCookies takes back of what Storage.getCookies gives. */
         private val COOKIE_FIELDS = listOf(
