@@ -441,8 +441,23 @@ fn empty() -> ProxyBody {
 
 /// A page of the proxy's own (a name that does not resolve, a host that does not answer): for a
 /// plain HTTP request the browser shows it as the page, so it says what happened in its title.
+/// The header of the proxy's own page for a site it could not reach (unresolved, refused,
+/// silent), saying why: a navigation to it fails as one to an unreachable site fails in a
+/// browser without the proxy, rather than answering with the proxy's page.
+pub const UNREACHABLE_HEADER: &str = "x-nanomuse-unreachable";
+
 fn proxy_error(status: StatusCode, title: &str, message: String) -> Response<ProxyBody> {
-    page(status, title, &message)
+    let mut response = page(status, title, &message);
+    if status != StatusCode::BAD_REQUEST {
+        let why: String = message
+            .chars()
+            .map(|c| if c.is_ascii_graphic() { c } else { ' ' })
+            .collect();
+        if let Ok(value) = HeaderValue::from_str(&why) {
+            response.headers_mut().insert(UNREACHABLE_HEADER, value);
+        }
+    }
+    response
 }
 
 /// The page a refused request shows in the browser: 403, the rule in the title and the text.

@@ -91,6 +91,9 @@ struct Document {
     loader: String,
     status: u32,
     loaded: bool,
+    /// Why the egress proxy could not reach the site, when the document is its error page
+    /// ([`crate::egress::UNREACHABLE_HEADER`]).
+    unreachable: Option<String>,
 }
 
 #[derive(Debug)]
@@ -184,8 +187,21 @@ impl NetworkTracker {
                     .pointer("/response/status")
                     .and_then(Value::as_f64)
                     .unwrap_or(0.0) as u32;
+                let unreachable = params
+                    .pointer("/response/headers")
+                    .and_then(Value::as_object)
+                    .and_then(|headers| {
+                        headers.iter().find(|(name, _)| {
+                            name.eq_ignore_ascii_case(crate::egress::UNREACHABLE_HEADER)
+                        })
+                    })
+                    .and_then(|(_, why)| why.as_str())
+                    .map(str::to_string);
                 if let Some(loader) = text("/loaderId") {
-                    self.document(loader, |document| document.status = status);
+                    self.document(loader, |document| {
+                        document.status = status;
+                        document.unreachable = unreachable;
+                    });
                 }
                 self.notify();
             }
@@ -243,14 +259,15 @@ impl NetworkTracker {
     }
 
     /// Waits until the document of `loader` has loaded; its HTTP status (0 when none came,
-    /// as for a `data:` URL).
-    pub async fn loaded(&self, loader: &str) -> u32 {
+    /// as for a `data:` URL), and why the site could not be reached when the document is the
+    /// egress proxy's page saying so.
+    pub async fn loaded(&self, loader: &str) -> (u32, Option<String>) {
         self.until(|tracker| {
             let documents = tracker.documents.lock().unwrap();
             documents
                 .iter()
                 .find(|document| document.loader == loader && document.loaded)
-                .map(|document| document.status)
+                .map(|document| (document.status, document.unreachable.clone()))
         })
         .await
     }
@@ -379,6 +396,7 @@ impl NetworkTracker {
                 loader: loader.to_string(),
                 status: 0,
                 loaded: false,
+                unreachable: None,
             });
         }
         if let Some(document) = documents
@@ -620,7 +638,7 @@ mod tests {
         assert!(!waiter.is_finished(), "L2 has not loaded");
         document("L2", 404);
         load("main", "L2");
-        assert_eq!(waiter.await.unwrap(), 404);
+        assert_eq!(waiter.await.unwrap(), (404, None));
         assert_eq!(tracker.current_status(), 404, "the page shows L2 now");
         assert!(tracker.quiet_since_action(), "the load marks an action");
         let now = tracker.progress();
@@ -629,6 +647,18 @@ mod tests {
         assert_eq!(
             tracker.last_url.lock().unwrap().as_deref(),
             Some("http://a.test/L2")
+        );
+        // The egress proxy's page for a site it could not reach says why.
+        tracker.on_event(
+            "Network.responseReceived",
+            &json!({"type": "Document", "frameId": "main", "loaderId": "L3",
+                    "response": {"status": 502,
+                                 "headers": {"X-Nanomuse-Unreachable": "no.test could not be resolved"}}}),
+        );
+        load("main", "L3");
+        assert_eq!(
+            tracker.loaded("L3").await,
+            (502, Some("no.test could not be resolved".into()))
         );
     }
 }

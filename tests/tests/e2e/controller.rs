@@ -1139,3 +1139,47 @@ async fn when_every_worker_is_full_an_action_gets_the_deadline_error() {
     }
     fleet.stop().await;
 }
+
+/// A navigation to a site that cannot be reached (a name that does not resolve, a port where
+/// nothing listens) fails saying why, as a browser without the egress proxy would, instead of
+/// answering with the proxy's own page as the site's; the page after it works as before.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_navigation_to_a_site_that_cannot_be_reached_fails_saying_why() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(1).await;
+    let mut tool = fleet.controller.tool().await;
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    for (url, says) in [
+        (
+            "http://no-such-host.invalid/".to_string(),
+            "no-such-host.invalid could not be resolved",
+        ),
+        (
+            format!("http://127.0.0.1:{closed}/"),
+            "could not connect to 127.0.0.1",
+        ),
+    ] {
+        let failed = tool
+            .act(act(
+                "u",
+                Action::Navigate(NavigateAction { url: url.clone() }),
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(failed.code(), tonic::Code::FailedPrecondition, "{url}");
+        assert!(
+            failed
+                .message()
+                .starts_with(&format!("navigation to {url} failed: "))
+                && failed.message().contains(says),
+            "{url}: {}",
+            failed.message()
+        );
+    }
+    let page = navigate(&mut tool, "u", format!("http://{site}/page")).await;
+    assert!(page.text.contains("Press"), "{}", page.text);
+    fleet.stop().await;
+}

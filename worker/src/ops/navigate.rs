@@ -61,7 +61,14 @@ pub async fn run(
         }
         // No loader means a same-document navigation (a #fragment): nothing to load.
         let status = match reply.get("loaderId").and_then(Value::as_str) {
-            Some(loader) => page.tracker.loaded(loader).await,
+            Some(loader) => match page.tracker.loaded(loader).await {
+                (_, Some(unreachable)) => {
+                    return Err(WorkerError::FailedPrecondition(format!(
+                        "navigation to {shown} failed: {unreachable}"
+                    )));
+                }
+                (status, None) => status,
+            },
             None => 0,
         };
         Ok((status, None))
@@ -90,6 +97,11 @@ fn meaning(error: &str) -> &'static str {
     match error {
         "net::ERR_CONNECTION_REFUSED" => " (nothing answers at that address and port)",
         "net::ERR_NAME_NOT_RESOLVED" => " (no such host name)",
+        // An https site the egress proxy could not reach: its tunnel was not opened.
+        "net::ERR_TUNNEL_CONNECTION_FAILED" => {
+            " (the site could not be reached: no such host name, or nothing answers at that \
+             address and port)"
+        }
         "net::ERR_CONNECTION_TIMED_OUT" | "net::ERR_TIMED_OUT" => " (the server did not answer)",
         "net::ERR_INVALID_AUTH_CREDENTIALS" | "net::ERR_UNEXPECTED_PROXY_AUTH" => {
             " (the site asks for a user name and password of its own, HTTP authentication, for \
