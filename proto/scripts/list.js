@@ -351,7 +351,35 @@
     if (box.bottom <= 0) {
       if (frame.clip || box.bottom + scrolledAbove(target) > 0) above += 1;
     } else if (box.top >= viewHeight) below += 1;
-    else inView.push({ el, target, kind, box, clip: frame.clip });
+    else if (!clippedByABox(target, rect)) inView.push({ el, target, kind, box, clip: frame.clip });
+  };
+  // Drawn wholly outside a box that clips what overflows it and that no one can scroll
+  // (overflow: hidden or clip): a tab strip's tabs past its end, a carousel's other slides.
+  // No one sees them, so they are not listed. What escapes the box (a menu positioned outside
+  // its clipping parent) is still hit where it is drawn, and stays.
+  const clipOf = new Map();
+  const clippedByABox = (el, rect) => {
+    const body = el.ownerDocument.body;
+    for (let node = el.parentNode; node && node !== body && node.nodeType !== 9; node = node.parentNode || node.host) {
+      if (node.nodeType !== 1) continue;
+      let clip = clipOf.get(node);
+      if (clip === undefined) {
+        const style = getComputedStyle(node);
+        const x = /hidden|clip/.test(style.overflowX);
+        const y = /hidden|clip/.test(style.overflowY);
+        // (A box of `display: contents` has no box to clip with.)
+        clip = (x || y) && style.display !== 'contents' ? { x, y, rect: node.getBoundingClientRect() } : null;
+        clipOf.set(node, clip);
+      }
+      if (!clip) continue;
+      const outside = (clip.x && (rect.right <= clip.rect.left || rect.left >= clip.rect.right))
+        || (clip.y && (rect.bottom <= clip.rect.top || rect.top >= clip.rect.bottom));
+      if (!outside) continue;
+      const root = el.getRootNode();
+      const hit = root.elementFromPoint && root.elementFromPoint((rect.left + rect.right) / 2, (rect.top + rect.bottom) / 2);
+      return !(hit && (hit === el || el.contains(hit)));
+    }
+    return false;
   };
   // How far up the scrollers holding `el` (the page's own one included) can still go.
   const scrolledAbove = (el) => {

@@ -557,6 +557,31 @@ async fn a_list_box_says_what_is_chosen_and_what_it_holds() {
     worker.stop().await;
 }
 
+/// What a box that clips its overflow hides is not listed: a tab strip's tabs past its end, a
+/// collapsed panel's button, a carousel's other slides; a menu laid outside such a box that
+/// escapes it is.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_a_box_clips_away_is_not_listed_and_what_escapes_it_is() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/clipped.html")).await;
+    let (listing, _) = list(b, "p", "clipped", 50).await;
+    let labels: Vec<&str> = listing.elements.iter().map(|e| e.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "Summary",
+            "Details",
+            "History",
+            "Advanced",
+            "Slide one",
+            "Menu entry"
+        ]
+    );
+    assert_eq!((listing.above, listing.below), (0, 0));
+    worker.stop().await;
+}
+
 /// The worker defines its step scripts in each document before the page's own scripts run and
 /// calls them by name (`worker/src/preloaded.rs`): a page that finds them cannot put its own in
 /// their place, so its listing stays what is on it.
