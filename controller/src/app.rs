@@ -454,8 +454,13 @@ impl Controller {
         if let (Some(note), Ok(reply)) = (&route.note, &mut reply) {
             reply.text = format!("{note}\n{}", reply.text);
         }
-        if let (Some(waited), Ok(reply)) = (&waited, &mut reply) {
-            reply.text = format!("{}\n{}", waited.told(self.holds.timeout()), reply.text);
+        // How the user's turn ended goes with the first reply that succeeds after it: this
+        // one's when it waited for the user, or came after Done; a later one's when this one
+        // failed (its listing went stale while the user had the page).
+        if let Ok(reply) = &mut reply
+            && let Some(untold) = self.holds.take_untold(tenant, &request.thread)
+        {
+            reply.text = format!("{}\n{}", untold.told(self.holds.timeout()), reply.text);
         }
         if let Some(pending) = ctx.pending_frame.take() {
             let session = ctx.session();
@@ -842,6 +847,60 @@ mod tests {
             reply.text
         );
         assert_eq!(backend.ops(), ["state"]);
+        // Told once.
+        let after = controller
+            .act(TENANT, request("t1", Action::State(StateAction {})))
+            .await
+            .unwrap();
+        assert!(
+            !after.text.contains("handed the page back"),
+            "{}",
+            after.text
+        );
+    }
+
+    #[tokio::test]
+    async fn the_hand_back_is_told_by_the_first_reply_that_succeeds_after_done() {
+        let Setup { controller, .. } = setup(4, |_| {});
+        let hand_over = |thread: &str| {
+            request(
+                thread,
+                Action::HandOver(HandOverAction {
+                    reason: "sign in".into(),
+                }),
+            )
+        };
+        // Done before the agent's next action.
+        controller.act(TENANT, hand_over("t1")).await.unwrap();
+        let hold = controller.holds.open_hold(TENANT, "t1").unwrap();
+        controller.holds.done(TENANT, &hold.id).await.unwrap();
+        let reply = controller
+            .act(TENANT, request("t1", Action::State(StateAction {})))
+            .await
+            .unwrap();
+        assert!(
+            reply
+                .text
+                .starts_with("The user handed the page back (they had it to: sign in)"),
+            "{}",
+            reply.text
+        );
+        // The action that waited fails (no listing to click in): the next reply tells it.
+        controller.act(TENANT, hand_over("t2")).await.unwrap();
+        let waiting = controller.act(TENANT, request("t2", Action::Click(ClickAction { n: 1 })));
+        tokio::pin!(waiting);
+        assert!(futures::poll!(waiting.as_mut()).is_pending());
+        controller.holds.hand_back(TENANT, "t2").await.unwrap();
+        assert!(waiting.await.is_err());
+        let reply = controller
+            .act(TENANT, request("t2", Action::State(StateAction {})))
+            .await
+            .unwrap();
+        assert!(
+            reply.text.starts_with("The user handed the page back"),
+            "{}",
+            reply.text
+        );
     }
 
     #[tokio::test(start_paused = true)]

@@ -113,6 +113,10 @@ pub struct Holds {
     timeout: Duration,
     /// How many holds one tenant may have open (`controller.quotas.open_holds`).
     max_open: usize,
+    /// How each thread's last hold ended, until a reply of the thread tells the agent: the
+    /// action that waited for it may fail (its listing went stale while the user had the
+    /// page), and Done may come before the agent's next action.
+    untold: Mutex<HashMap<ThreadKey, Waited>>,
 }
 
 impl Holds {
@@ -129,6 +133,7 @@ impl Holds {
             changes: broadcast::channel(256).0,
             timeout,
             max_open: usize::MAX,
+            untold: Mutex::default(),
         })
     }
 
@@ -270,6 +275,11 @@ impl Holds {
             hold.closed_ms = Some(now_ms());
             self.store.put_hold(tenant, &hold)?;
             open.remove(&key);
+            let ended = match state {
+                HoldState::Expired => Waited::TimedOut(hold.clone()),
+                _ => Waited::HandedBack(hold.clone()),
+            };
+            self.untold.lock().unwrap().insert(key, ended);
             hold
         };
         self.store.flush().await?;
@@ -284,6 +294,13 @@ impl Holds {
             tenant: tenant.to_string(),
             hold: hold.clone(),
         });
+    }
+
+    /// How the thread's last hold ended, once: for the first reply of the thread that succeeds
+    /// after it ([`Waited::told`]).
+    pub fn take_untold(&self, tenant: &str, thread: &str) -> Option<Waited> {
+        let key = (tenant.to_string(), thread.to_string());
+        self.untold.lock().unwrap().remove(&key)
     }
 
     /// Waits while `thread` has an open hold: until Done, or until the hold timeout, when the

@@ -4,11 +4,11 @@
   if (!el || el === document.body || el === document.documentElement) {
     return 'nothing is focused: tap or click a field first';
   }
-  if (el.isContentEditable) {
-    document.execCommand('selectAll', false);
-    document.execCommand('insertText', false, text);
-    return null;
-  }
+  // A rich text editor (Draft.js, ProseMirror, Lexical, Quill) keeps its own model of what it
+  // shows: text put in behind its back (execCommand) is undone, or breaks it (Draft.js: "The
+  // editor just crashed"). Its own select-all, pressed as keys, then the text as a paste,
+  // which each takes as its own (trusted typing where the page takes no paste).
+  if (el.isContentEditable) return {trusted: true, selectAll: true};
   const classes = [HTMLInputElement, HTMLTextAreaElement, HTMLSelectElement];
   const cls = classes.find((c) => el instanceof c);
   const tag = String(el.tagName).toLowerCase();

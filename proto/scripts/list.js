@@ -533,6 +533,8 @@
   const rowWords = (row, el) => {
     const walker = row.ownerDocument.createTreeWalker(row, NodeFilter.SHOW_TEXT);
     let text = '';
+    // Words said twice (a heading and its screen readers' copy) are read once.
+    const said = new Set();
     for (let node = walker.nextNode(); node && text.length < ROW_WORDS * 2; node = walker.nextNode()) {
       const parent = node.parentElement;
       if (!parent || el.contains(node) || parent.closest('select, textarea, script, style, template')) continue;
@@ -541,7 +543,10 @@
       const button = parent.closest('button, [role="button"]');
       if (button && row.contains(button)) continue;
       if (!node.data.trim() || (parent.checkVisibility && !parent.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true }))) continue;
-      text += node.data + ' ';
+      const words = collapse(node.data);
+      if (said.has(words)) continue;
+      said.add(words);
+      text += words + ' ';
     }
     return cut(collapse(text), ROW_WORDS);
   };
@@ -664,6 +669,23 @@
     .filter((label) => visibleByCss(label)).map((label) => collapse(label.innerText)).filter(Boolean);
   const isDrawnSelect = (el, kind) => kind === 'select' && !['input', 'select'].includes(el.localName);
 
+  // A rich text editor that keeps its value in a hidden field beside it (Wagtail's Draftail,
+  // Trix, Django's editors) is named by that field's <label for>, which no browser ties to the
+  // editor: the label of the one hidden field in the editor's own box, no other field in it.
+  const hiddenPartnerLabel = (el) => {
+    for (let node = el.parentElement, depth = 0; node && depth < 6; node = node.parentElement, depth += 1) {
+      if (itemsOf(allIn(node, FIELDS)).some((other) => other !== el && !el.contains(other) && visibleByCss(other)
+        && other.getClientRects().length)) return '';
+      const hidden = itemsOf(allIn(node, 'input[id], textarea[id]'))
+        .filter((field) => field.type === 'hidden' || !field.getClientRects().length);
+      if (hidden.length !== 1) continue;
+      const root = el.getRootNode();
+      const label = itemsOf(allIn(root, 'label')).find((l) => l.htmlFor === hidden[0].id);
+      return label ? label.innerText : '';
+    }
+    return '';
+  };
+
   const labelOf = (el, kind) => {
     if (isDrawnSelect(el, kind)) return drawnSelectName(el);
     const isField = ['input', 'select', 'textarea'].includes(el.localName);
@@ -682,6 +704,7 @@
       () => el.getAttribute('aria-label'),
       () => textOfIds(el, el.getAttribute('aria-labelledby')),
       () => (isField && el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
+      () => (!isField && ['textarea', 'input', 'editable'].includes(kind) ? hiddenPartnerLabel(el) : ''),
       // A field's innerText is nothing useful (a <select>'s is every option), and an editor's
       // or a textbox's is its value, not its name (ARIA names those from their author only).
       () => (isField || ['input', 'textarea', 'editable'].includes(kind) ? '' : contentText(el)),
@@ -704,12 +727,25 @@
     return url.startsWith('javascript:') ? '' : cut(url, HREF_LIMIT);
   };
 
+  // The error a form shows in the field's own box (Django's and Wagtail's error list, a
+  // Bootstrap invalid-feedback), which its aria-describedby may leave out for the help text.
+  const errorBeside = (el) => {
+    let node = el.parentElement;
+    for (let depth = 0; node && depth < 4 && node.localName !== 'form'; depth += 1, node = node.parentElement) {
+      if (itemsOf(allIn(node, FIELDS)).some((other) => other !== el && !el.contains(other))) return '';
+      const shown = itemsOf(allIn(node, '[role="alert"], [class*="error" i], [id*="error" i], .invalid-feedback'))
+        .map((box) => collapse(box.innerText)).find(Boolean);
+      if (shown) return shown;
+    }
+    return '';
+  };
   // Why the page or the browser refuses a field's value, once the page says so (a form's
   // error text, tied to the field) or a person sent the form (the browser's own message, which
   // it shows in a bubble no listing sees); null while nothing is said.
   const invalidity = (el) => {
     if (el.getAttribute('aria-invalid') === 'true') {
-      return collapse(textOfIds(el, el.getAttribute('aria-errormessage') || el.getAttribute('aria-describedby')));
+      const named = el.getAttribute('aria-errormessage');
+      return collapse(named ? textOfIds(el, named) : errorBeside(el) || textOfIds(el, el.getAttribute('aria-describedby')));
     }
     let userInvalid = false;
     try { userInvalid = el.matches(':user-invalid'); } catch (_) { /* an older engine */ }

@@ -18,10 +18,10 @@ macro_rules! with_secret_field {
 }
 
 /// `(text) => why`: fills the focused field through the page's own value setter plus `input`
-/// and `change` events, so React and Vue forms notice; a contenteditable gets `insertText`.
-/// Answers null, `{trusted: true}` when the page broke that path (the field's text then
-/// selected, for trusted input to type over; with `selectAll: true`, a code editor's hidden
-/// field, whose editor's own select-all goes first), or why nothing was typed.
+/// and `change` events, so React and Vue forms notice. Answers null, `{trusted: true}` when the
+/// page broke that path (the field's text then selected, for trusted input to type over; with
+/// `selectAll: true`, a code editor's hidden field or a rich text editor, a contenteditable,
+/// whose editor's own select-all goes first, then a paste), or why nothing was typed.
 pub const FILL_FOCUSED: &str = include_str!("../scripts/fill_focused.js");
 
 /// `(text) => taken`: the text as a paste into the focused field, for a code editor's hidden

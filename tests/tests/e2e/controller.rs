@@ -1183,3 +1183,36 @@ async fn a_navigation_to_a_site_that_cannot_be_reached_fails_saying_why() {
     assert!(page.text.contains("Press"), "{}", page.text);
     fleet.stop().await;
 }
+
+/// A rich text editor that keeps its own model (Draft.js's kind) takes typed text as its own,
+/// through its paste: the text stays after its next drawing, and replaces what it held. It is
+/// named by the label of the hidden field that keeps its value; a field's error is read from
+/// its box, not its help text.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rich_text_editor_takes_typed_text_as_its_own_and_is_named_by_its_label() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(1).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(
+        &mut tool,
+        "r",
+        format!("http://{site}/fixtures/richtext.html"),
+    )
+    .await;
+    assert!(
+        page.text
+            .contains("\"Slug\" = \"hello\" (invalid: The slug is already in use.)"),
+        "{}",
+        page.text
+    );
+    let body = element(&page, "Body");
+    for (text, model) in [
+        ("First line\nsecond line", "Model: First line / second line"),
+        ("Replaced", "Model: Replaced\n"),
+    ] {
+        type_into(&mut tool, "r", body, text).await;
+        let read = extract(&mut tool, "r").await;
+        assert!(read.text.contains(model), "{text:?}: {}", read.text);
+    }
+    fleet.stop().await;
+}

@@ -1,10 +1,11 @@
 //! `type {text}`: fills the focused field through the page's own value setter plus `input` and
-//! `change` events, so React and Vue forms notice; a contenteditable gets `insertText`. Where
+//! `change` events, so React and Vue forms notice. Where
 //! the page breaks that path (troopjs's shims replace `Object.getOwnPropertyDescriptor`,
 //! MooTools replaces `Event`) or the value does not take, the field's text is selected and
 //! typed over with trusted input, `Input.insertText`, as a keyboard would. A code editor's
-//! hidden field gets the editor's own select-all (Ctrl+A), then the text as a paste, which
-//! the editor keeps as it is (typing, only where the page takes no paste).
+//! hidden field and a rich text editor (a contenteditable) get the editor's own select-all
+//! (Ctrl+A), then the text as a paste, which the editor keeps as it is (typing, only where the
+//! page takes no paste).
 
 use nanomuse_common::limits::TYPE_TEXT_MAX_CHARS as MAX_TEXT_CHARS;
 use nanomuse_proto::{TypeReply, TypeRequest};

@@ -77,10 +77,11 @@ $js
 
     /**
      * Fills the focused field through the page's own value setter plus `input` and `change`
-     * events, so React and Vue forms notice; a contenteditable gets `insertText`. Returns null,
-     * `{trusted: true}` when the page broke that path (its field's text then selected, for
-     * trusted input to type over; with `selectAll: true`, a code editor's hidden field, whose
-     * editor's own select-all, Ctrl+A, goes first), or why nothing was typed. The worker's own file
+     * events, so React and Vue forms notice. Returns null, `{trusted: true}` when the page broke
+     * that path (its field's text then selected, for trusted input to type over; with
+     * `selectAll: true`, a code editor's hidden field or a rich text editor, a contenteditable,
+     * whose editor's own select-all, Ctrl+A, goes first, then a paste), or why nothing was
+     * typed. The worker's own file
      * (proto/scripts/fill_focused.js).
      */
     val FILL_FOCUSED: String by lazy { shared("fill_focused.js") }
