@@ -249,7 +249,15 @@ impl DeviceOp for KeyRequest {
             key: text(args, "key"),
         })
     }
-    empty_reply!();
+    fn reply_to_result(reply: &KeyReply) -> Value {
+        json!({"pressed": reply.pressed})
+    }
+    // A phone that names no key pressed (an older app) answers `{}`.
+    fn reply_from_result(result: &Value) -> Result<KeyReply, String> {
+        Ok(KeyReply {
+            pressed: text(result, "pressed"),
+        })
+    }
 }
 
 impl DeviceOp for ScrollRequest {

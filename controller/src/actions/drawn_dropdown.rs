@@ -238,7 +238,7 @@ mod tests {
         let escaped = page.clone();
         h.backend.on::<KeyRequest>(move |_| {
             escaped.set(URL, "List", CLOSED);
-            Ok(KeyReply {})
+            Ok(KeyReply::default())
         });
         h
     }

@@ -7,13 +7,20 @@ use super::Ctx;
 use crate::error::Result;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: KeyAction) -> Result<ActReply> {
-    ctx.op(KeyRequest {
-        session: ctx.session(),
-        key: action.key.clone(),
-    })
-    .await?;
-    ctx.after_input(format!("Pressed {}", action.key), None)
-        .await
+    let reply = ctx
+        .op(KeyRequest {
+            session: ctx.session(),
+            key: action.key.clone(),
+        })
+        .await?;
+    // As the backend read it ("Control+Enter" for "ctrl + enter"): what was pressed, whatever
+    // the spelling.
+    let pressed = if reply.pressed.is_empty() {
+        action.key
+    } else {
+        reply.pressed
+    };
+    ctx.after_input(format!("Pressed {pressed}"), None).await
 }
 
 #[cfg(test)]
@@ -45,6 +52,21 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_key_is_named_as_the_backend_read_it() {
+        let h = Harness::showing(&FakePage::new("https://x.example/", "X", &[]));
+        h.backend.reply::<KeyRequest>(KeyReply {
+            pressed: "Control+Enter".into(),
+        });
+        let (reply, frame) = h.ok(key("ctrl + enter")).await;
+        assert!(
+            reply.text.starts_with("Pressed Control+Enter."),
+            "{}",
+            reply.text
+        );
+        assert_eq!(frame.unwrap().caption, "Pressed Control+Enter");
+    }
+
+    #[tokio::test]
     async fn a_key_that_submits_to_an_error_page_says_where_the_page_went() {
         let page = FakePage::new("https://x.example/", "X", &[("input", "Search")]);
         let h = Harness::showing(&page);
@@ -52,7 +74,7 @@ mod tests {
         let moved = page.clone();
         h.backend.on::<KeyRequest>(move |_| {
             moved.set("https://x.example/search?q=a", "Server error", &[]);
-            Ok(KeyReply {})
+            Ok(KeyReply::default())
         });
         h.backend.reply::<SettleRequest>(SettleReply {
             settled: true,

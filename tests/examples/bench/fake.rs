@@ -122,7 +122,7 @@ impl Backend for FakeBackend {
     }
 
     async fn key(&self, _: KeyRequest) -> Result<KeyReply, BackendError> {
-        Ok(KeyReply {})
+        Ok(KeyReply::default())
     }
 
     async fn scroll(&self, _: ScrollRequest) -> Result<ScrollReply, BackendError> {

@@ -615,7 +615,7 @@ impl Backend for InstantBackend {
         Ok(TypeReply {})
     }
     async fn key(&self, _: KeyRequest) -> Result<KeyReply, BackendError> {
-        Ok(KeyReply {})
+        Ok(KeyReply::default())
     }
     async fn scroll(&self, _: ScrollRequest) -> Result<ScrollReply, BackendError> {
         Ok(ScrollReply {})

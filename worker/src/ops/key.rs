@@ -46,6 +46,8 @@ const SHIFT: u32 = 8;
 /// One key press as Chromium's input takes it.
 #[derive(Debug, PartialEq)]
 struct Press {
+    /// How the press is named back: its modifiers and its key, as this module spells them.
+    name: String,
     key: String,
     code: String,
     virtual_key: u32,
@@ -110,6 +112,13 @@ fn parse(name: &str) -> std::result::Result<Press, String> {
             "{last:?} is a modifier: name the key it goes with, as in {last}+a"
         ));
     }
+    if last.is_empty()
+        && let Some(words) = modifier_words
+    {
+        return Err(format!(
+            "a key is missing after {words}+: name it, as in {words}+a"
+        ));
+    }
     let mut press = key_alone(last).ok_or_else(|| format!("unknown key {last:?}"))?;
     if modifiers != 0 && press.virtual_key == 0 && !last.is_ascii() {
         return Err(format!(
@@ -124,11 +133,20 @@ fn parse(name: &str) -> std::result::Result<Press, String> {
             press.key.to_lowercase()
         };
         press.text = press.key.clone();
+        press.name = press.key.clone();
     }
     if modifiers & !SHIFT != 0 {
         press.text.clear();
     }
     press.modifiers = modifiers;
+    let held = MODIFIERS
+        .iter()
+        .filter(|(_, _, bit, ..)| modifiers & bit != 0)
+        .map(|(name, ..)| *name);
+    press.name = held
+        .chain([press.name.as_str()])
+        .collect::<Vec<_>>()
+        .join("+");
     Ok(press)
 }
 
@@ -139,6 +157,11 @@ fn key_alone(name: &str) -> Option<Press> {
         .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
         .map_or(name, |(_, key)| key);
     let press = |key: &str, code: String, virtual_key, text: &str| Press {
+        name: if key == " " {
+            "Space".into()
+        } else {
+            key.into()
+        },
         key: key.into(),
         code,
         virtual_key,
@@ -230,7 +253,9 @@ pub async fn run(page: &PageHandle, request: &KeyRequest) -> Result<KeyReply> {
         .map(|event| ("Input.dispatchKeyEvent", event))
         .collect();
     page.cdp_in_order(&commands).await?;
-    Ok(KeyReply {})
+    Ok(KeyReply {
+        pressed: press.name,
+    })
 }
 
 #[cfg(test)]
@@ -283,6 +308,22 @@ mod tests {
     }
 
     #[test]
+    fn a_press_is_named_back_as_this_module_spells_it() {
+        for (asked, named) in [
+            ("ctrl + enter", "Control+Enter"),
+            (" ", "Space"),
+            ("esc", "Escape"),
+            ("shift+a", "Shift+A"),
+            ("Control++", "Control++"),
+            ("cmd+shift+z", "Meta+Shift+Z"),
+            ("é", "é"),
+            ("f5", "F5"),
+        ] {
+            assert_eq!(parse(asked).unwrap().name, named, "{asked:?}");
+        }
+    }
+
+    #[test]
     fn a_name_that_is_no_key_says_why() {
         assert_eq!(parse("ab").unwrap_err(), "unknown key \"ab\"");
         assert_eq!(parse("").unwrap_err(), "unknown key \"\"");
@@ -290,7 +331,10 @@ mod tests {
         assert_eq!(parse("F05").unwrap_err(), "unknown key \"F05\"");
         assert_eq!(parse("Hyper+a").unwrap_err(), "\"Hyper\" is not a modifier");
         assert_eq!(parse("+a").unwrap_err(), "\"\" is not a modifier");
-        assert_eq!(parse("Shift+").unwrap_err(), "unknown key \"\"");
+        assert_eq!(
+            parse("Shift+").unwrap_err(),
+            "a key is missing after Shift+: name it, as in Shift+a"
+        );
         assert_eq!(
             parse("Control+é").unwrap_err(),
             "\"é\" is no key of a keyboard to hold modifiers with: type it"

@@ -105,8 +105,9 @@ class Dispatcher(
             linkedMapOf()
         }
         "key" -> {
-            engine.key(Key.parse(args.needString("key", "key")))
-            linkedMapOf()
+            val key = Key.parse(args.needString("key", "key"))
+            engine.key(key)
+            linkedMapOf("pressed" to key.name)
         }
         "scroll" -> {
             val dy = args.needNumber("scroll", "dy")

@@ -22,6 +22,11 @@ data class Key(
     /** The modifiers held, as CDP's bits: [ALT], [CONTROL], [META], [SHIFT]. */
     val modifiers: Int = 0,
 ) {
+    /** How the press is named back ("Control+Enter" for "ctrl + enter", "Space" for " "). */
+    val name: String
+        get() = (MODIFIERS.filter { modifiers and it.bit != 0 }.map { it.name } +
+            (if (named) code else key)).joinToString("+")
+
     /** A modifier: its name, other names, CDP bit, and its own key's code and virtual key. */
     data class Modifier(val name: String, val others: List<String>, val bit: Int, val code: String, val virtualKey: Int)
 
@@ -72,6 +77,7 @@ data class Key(
             }
             // "Control + s" means "s"; a lone " " is Space.
             val last = rawLast.trim().ifEmpty { rawLast }
+            if (last.isEmpty() && words != null) refuse("a key is missing after $words+: name it, as in $words+a")
             modifier(last)?.let { refuse("${Json.quote(last)} is a modifier: name the key it goes with, as in $last+a") }
             val alone = alone(last) ?: refuse("unknown key ${Json.quote(last)}")
             if (modifiers == 0) return alone

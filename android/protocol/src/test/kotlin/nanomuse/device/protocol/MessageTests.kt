@@ -113,6 +113,13 @@ fun messageTests() {
         assertEquals(Key("F4", "F4", "", named = true, virtualKey = 115, modifiers = Key.ALT), Key.parse("Alt+F4"))
     }
 
+    test("keys: a press is named back as the worker names it") {
+        for ((asked, named) in listOf(
+            "ctrl + enter" to "Control+Enter", " " to "Space", "esc" to "Escape", "shift+a" to "Shift+A",
+            "Control++" to "Control++", "cmd+shift+z" to "Meta+Shift+Z", "é" to "é", "f5" to "F5",
+        )) assertEquals(named, Key.parse(asked).name, asked)
+    }
+
     test("keys: a name that is no key says why") {
         fun refused(name: String) = try {
             Key.parse(name)
@@ -126,7 +133,7 @@ fun messageTests() {
         assertEquals("unknown key \"F05\"", refused("F05"))
         assertEquals("\"Hyper\" is not a modifier", refused("Hyper+a"))
         assertEquals("\"\" is not a modifier", refused("+a"))
-        assertEquals("unknown key \"\"", refused("Shift+"))
+        assertEquals("a key is missing after Shift+: name it, as in Shift+a", refused("Shift+"))
         assertEquals("\"Shift\" is a modifier: name the key it goes with, as in Shift+a", refused("Shift"))
         assertEquals("\"é\" is no key of a keyboard to hold modifiers with: type it", refused("Control+é"))
     }
