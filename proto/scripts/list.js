@@ -905,6 +905,29 @@
     }
     return false;
   };
+  // An open popup (a dropdown's list of options, a menu, a date picker's calendar) floats over
+  // what is laid out under it, which a tap there would miss: each element whose tap point
+  // lies within one, and is not its own or what opened it, is hit-tested there. (Only those:
+  // a popup is small, and a hit test is not free.)
+  const POPUPS = '[role="listbox"], [role="menu"], [role="tree"], [role="grid"], [role="dialog"], '
+    + '[role="tooltip"], .dropdown-menu';
+  const floating = (el) => {
+    for (let node = el, depth = 0; node && node.nodeType === 1 && depth < 3; node = node.parentElement, depth += 1) {
+      if (['absolute', 'fixed'].includes(getComputedStyle(node).position)) return node;
+    }
+    return null;
+  };
+  const popups = readable(() => itemsOf(allIn(document, POPUPS)).map((popup) => {
+    const box = floating(popup);
+    const rect = box && visibleByCss(popup) && box.getBoundingClientRect();
+    return rect && hasArea(rect) ? { box, rect } : null;
+  }).filter(Boolean)) || [];
+  const underPopup = (target, x, y) => popups.some(({ box, rect }) => {
+    if (x < rect.left || x > rect.right || y < rect.top || y > rect.bottom) return false;
+    if (within(target, box) || within(box, target)) return false;
+    const cover = coverAt(target, x, y);
+    return !!cover && within(cover, box);
+  });
   // Where resolve.js taps: the centre of the part of the element in view (and in its frame's).
   const tapPoint = (box, clip) => {
     const area = clip || { left: 0, top: 0, right: viewWidth, bottom: viewHeight };
@@ -918,7 +941,8 @@
   const elements = listed.map((item, index) => {
     const { x, y } = tapPoint(item.box, item.clip);
     const state = readable(() => stateOf(item.el, item.kind));
-    const covered = overlays.length > 0 && readable(() => underOverlay(item.target, x, y));
+    const covered = (overlays.length > 0 && readable(() => underOverlay(item.target, x, y)))
+      || (popups.length > 0 && readable(() => underPopup(item.target, x, y)));
     return {
       n: index + 1,
       label: labelOf(item.el, item.kind),

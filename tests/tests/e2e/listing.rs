@@ -582,6 +582,40 @@ async fn what_a_box_clips_away_is_not_listed_and_what_escapes_it_is() {
     worker.stop().await;
 }
 
+/// An open dropdown's list floats over what is laid out under it: what lies under it is listed
+/// covered (a tap there would choose an option), its options and what is beside it are not.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_an_open_dropdown_floats_over_is_listed_covered() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/popup.html")).await;
+    let (listing, _) = list(b, "p", "popup", 50).await;
+    let seen: Vec<String> = listing
+        .elements
+        .iter()
+        .map(|e| {
+            format!("{} {} {}", e.kind, e.label, e.state)
+                .trim()
+                .to_string()
+        })
+        .collect();
+    for expected in [
+        "clickable South (covered)",
+        "clickable 12 (covered)",
+        "option South",
+        "option North (selected)",
+        "clickable North",
+        "clickable 9",
+        "button Save",
+    ] {
+        assert!(
+            seen.iter().any(|s| s == expected),
+            "{expected:?} in {seen:#?}"
+        );
+    }
+    worker.stop().await;
+}
+
 /// The worker defines its step scripts in each document before the page's own scripts run and
 /// calls them by name (`worker/src/preloaded.rs`): a page that finds them cannot put its own in
 /// their place, so its listing stays what is on it.
