@@ -70,6 +70,27 @@ pub async fn choose(
     };
     let name = quoted(label);
     let option = match pick(&offered, text) {
+        // Chosen already: a tap would take it out again where several may be chosen (Dash's
+        // multi-select), so nothing is tapped, and a dropdown this action opened is closed.
+        Ok(option) if option.state.contains("(selected)") || option.state.contains("(checked)") => {
+            let chosen = quoted(&option.label);
+            if !open_already {
+                ctx.op(KeyRequest {
+                    session: ctx.session(),
+                    key: "Escape".into(),
+                })
+                .await?;
+            }
+            return ctx
+                .after_change(
+                    format!("Kept {chosen} in {name}"),
+                    format!(
+                        "{chosen} is chosen in {name} already (a dropdown the page draws): nothing \
+                         was clicked, as a click would take it out where several may be chosen."
+                    ),
+                )
+                .await;
+        }
         Ok(option) => option.n,
         Err(why) if open_already => {
             return Err(ControllerError::InvalidArgument(format!(
@@ -292,6 +313,30 @@ mod tests {
         // The stored numbers are those of the page closed again.
         let after = h.ok(type_into(1, "bread")).await.0;
         assert!(after.text.contains("[3] button \"Add\""), "{}", after.text);
+    }
+
+    #[tokio::test]
+    async fn an_option_chosen_already_is_not_tapped_again() {
+        let page = FakePage::new(URL, "List", OPEN);
+        page.draw_selects();
+        page.mark(2, "= \"Market\" (expanded)");
+        page.mark(6, "(selected)");
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let (reply, frame) = h.ok(type_into(2, "market")).await;
+        assert!(
+            taps(&h).is_empty(),
+            "a tap would take it out of a multiple choice"
+        );
+        assert!(
+            reply.text.starts_with(
+                "'Market' is chosen in 'Shop' already (a dropdown the page draws): nothing was \
+                 clicked"
+            ),
+            "{}",
+            reply.text
+        );
+        assert_eq!(frame.unwrap().caption, "Kept 'Market' in 'Shop'");
     }
 
     #[tokio::test]
