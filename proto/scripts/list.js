@@ -665,6 +665,27 @@
     }
     return '';
   };
+  // What a dropdown the page draws shows, its pieces apart: a multiple choice's chips touch
+  // ("Widgets" "Gadgets" read "WidgetsGadgets" by innerText), so words that meet across two
+  // elements are said apart by a comma. What is hidden from screen readers (a chip's ×) and a
+  // label drawn inside it are not read.
+  const choicesText = (el) => {
+    const walker = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let text = '';
+    let last = null;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || !node.data.trim() || parent.closest('[aria-hidden="true"], script, style')) continue;
+      // A label drawn inside it names it (see below).
+      const label = parent.closest('label');
+      if (label && el.contains(label) && el !== label) continue;
+      if (parent.checkVisibility && !parent.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true })) continue;
+      const meet = last && last !== parent && /[\p{L}\p{N}]$/u.test(text) && /^[\p{L}\p{N}]/u.test(node.data);
+      text += (meet ? ', ' : '') + node.data;
+      last = parent;
+    }
+    return text || contentText(el);
+  };
   const labelsInside = (el) => itemsOf(allIn(el, 'label'))
     .filter((label) => visibleByCss(label)).map((label) => collapse(label.innerText)).filter(Boolean);
   const isDrawnSelect = (el, kind) => kind === 'select' && !['input', 'select'].includes(el.localName);
@@ -780,7 +801,7 @@
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (isDrawnSelect(el, kind)) {
       // Less the label drawn inside it, which names it.
-      const shown = labelsInside(el).reduce((text, label) => text.replace(label, ''), collapse(contentText(el))).trim();
+      const shown = labelsInside(el).reduce((text, label) => text.replace(label, ''), collapse(choicesText(el))).trim();
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && secretField(el)) {
       // Passwords go to the website, never through the model.

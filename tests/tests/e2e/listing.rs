@@ -583,9 +583,10 @@ async fn what_a_box_clips_away_is_not_listed_and_what_escapes_it_is() {
 }
 
 /// An open dropdown's list floats over what is laid out under it: what lies under it is listed
-/// covered (a tap there would choose an option), its options and what is beside it are not.
+/// covered (a tap there would choose an option), its options and what is beside it are not. A
+/// multiple choice's chips are read apart.
 #[tokio::test(flavor = "multi_thread")]
-async fn what_an_open_dropdown_floats_over_is_listed_covered() {
+async fn what_an_open_dropdown_floats_over_is_listed_covered_and_chips_are_read_apart() {
     let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     open_at(b, "p", format!("http://{site}/fixtures/popup.html")).await;
@@ -607,6 +608,7 @@ async fn what_an_open_dropdown_floats_over_is_listed_covered() {
         "clickable North",
         "clickable 9",
         "button Save",
+        "select Products = \"Widgets, Gadgets, 2 selected\" (collapsed)",
     ] {
         assert!(
             seen.iter().any(|s| s == expected),
