@@ -47,6 +47,10 @@ pub struct Listing {
     pub elements: Vec<ListedElement>,
     pub above: u32,
     pub below: u32,
+    /// How many more are in view than a listing holds (past its 80): left out, though no
+    /// scroll is needed to see them.
+    #[serde(default)]
+    pub past_max: u32,
     /// The pages the thread was on before this one, oldest first ([`TRAIL_MAX`] at most):
     /// where `back` goes when the tab has no history of its own (a page opened anew after a
     /// restart or an idle close).
@@ -112,6 +116,8 @@ struct PageListing {
     above: u32,
     below: u32,
     #[serde(default)]
+    past_max: u32,
+    #[serde(default)]
     said: Vec<Said>,
     #[serde(default)]
     scrolled: f64,
@@ -131,6 +137,7 @@ impl Listing {
             elements: page.elements,
             above: page.above,
             below: page.below,
+            past_max: page.past_max,
             trail: Vec::new(),
             steps_in_tab: None,
             said: page.said,
@@ -148,6 +155,17 @@ impl Listing {
             lines.push("(no interactive elements in view)".to_string());
         }
         let more = match (self.above, self.below) {
+            (0, 0) if self.past_max > 0 => Some(format!(
+                "{} more in view past these {}, a listing's most: scroll down to list them",
+                self.past_max,
+                self.elements.len()
+            )),
+            (0, below) if self.past_max > 0 => Some(format!(
+                "{} more in view past these {}, a listing's most, and {below} more below: \
+                 scroll down to list them",
+                self.past_max,
+                self.elements.len()
+            )),
             (0, 0) => None,
             (above, 0) => Some(format!("{above} more above: scroll up to see them")),
             (0, below) => Some(format!("{below} more below: scroll down to see them")),
@@ -331,12 +349,29 @@ mod tests {
             elements,
             above,
             below,
+            past_max: 0,
             trail: Vec::new(),
             steps_in_tab: None,
             said: Vec::new(),
             scrolled: 0.0,
             document: 0.0,
         }
+    }
+
+    #[test]
+    fn what_is_in_view_past_the_most_a_listing_holds_is_not_said_to_be_below() {
+        let mut page = listing(vec![element(1, "button", "Go", "", "")], 0, 0);
+        page.past_max = 19;
+        assert_eq!(
+            page.render(),
+            "[1] button \"Go\"\n(19 more in view past these 1, a listing's most: scroll down to \
+             list them)"
+        );
+        page.below = 4;
+        assert!(page.render().ends_with(
+            "(19 more in view past these 1, a listing's most, and 4 more below: scroll down to \
+             list them)"
+        ));
     }
 
     #[test]

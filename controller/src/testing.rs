@@ -319,6 +319,7 @@ pub fn listing_of(elements: &[(&str, &str)]) -> Listing {
         elements: listed(elements),
         above: 0,
         below: 0,
+        past_max: 0,
         trail: Vec::new(),
         steps_in_tab: None,
         said: Vec::new(),

@@ -462,11 +462,13 @@
     return scrolled && !scrollsFurther(page);
   };
   let listed = ordered.slice(0, maxListed);
+  // In view, but past the most a listing holds: said apart from what is below the view.
+  let pastMax = 0;
   if (ordered.length > maxListed && (() => { try { return atBottom(); } catch (_) { return false; } })()) {
     listed = ordered.slice(ordered.length - maxListed);
     above += ordered.length - maxListed;
   } else {
-    below += ordered.length - listed.length;
+    pastMax = ordered.length - listed.length;
   }
 
   const textOfIds = (el, ids) => {
@@ -1047,7 +1049,7 @@
     return Math.round(middle ? scrolledAbove(middle) : window.scrollY);
   }) || 0;
   return {
-    url: location.href, title: document.title, elements, above, below, said, scrolled,
+    url: location.href, title: document.title, elements, above, below, past_max: pastMax, said, scrolled,
     // Which document this is: another at the same address is the page loaded again.
     document: performance.timeOrigin,
   };

@@ -328,7 +328,11 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
             .enumerate()
             .all(|(i, e)| e.n as usize == i + 1)
     );
-    assert_eq!((listing.above, listing.below), (0, 100 + 1850));
+    // The 100 in view past the 50 listed are said apart from the 1,850 below.
+    assert_eq!(
+        (listing.above, listing.past_max, listing.below),
+        (0, 100, 1850)
+    );
 
     // 3,000 px down: rows 0–99 are above, rows 100–129 in view, the other 270 rows below.
     eval(b, "p", "() => window.scrollTo(0, 3000)", Value::Null).await;
@@ -336,9 +340,12 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
     assert_eq!(listing.elements.len(), 50);
     assert_eq!(listing.elements[0].label, "b500");
     assert_eq!(listing.elements[49].label, "b549");
-    assert_eq!((listing.above, listing.below), (500, 100 + 1350));
     assert_eq!(
-        listing.above + listing.below + listing.elements.len() as u32,
+        (listing.above, listing.past_max, listing.below),
+        (500, 100, 1350)
+    );
+    assert_eq!(
+        listing.above + listing.past_max + listing.below + listing.elements.len() as u32,
         2000
     );
     assert_eq!(
