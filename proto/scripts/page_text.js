@@ -10,9 +10,13 @@
     }
   };
   const SKIPPED = ['script', 'style', 'template', 'link', 'head'];
+  // The white space of a text node read here (not by innerText, which minds CSS) is marked,
+  // and reduced once all is read; code's indentation (innerText's, a <pre>'s) stays as it is.
+  const SPACE = '\uE000';
+  const kept = (el) => !!el && /^(pre|break-spaces)/.test(getComputedStyle(el).whiteSpace);
   const each = (nodes) => Array.from(nodes, drawn).join('');
   const drawn = (node) => {
-    if (node.nodeType === 3) return node.data;
+    if (node.nodeType === 3) return kept(node.parentElement) ? node.data : node.data.replace(/\s+/g, SPACE);
     if (node.nodeType === 11) return each(node.childNodes);
     if (node.nodeType !== 1 || SKIPPED.includes(node.localName)) return '';
     if (node.localName === 'slot') return each(node.assignedNodes({flatten: true}));
@@ -26,7 +30,7 @@
   try {
     if (body) mark(document);
     if (holders.has(body)) {
-      text = drawn(body).replace(/[ \t]+/g, ' ').replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n');
+      text = drawn(body).replace(/\uE000*\n\uE000*/g, '\n').replace(/\uE000+/g, ' ').replace(/\n{3,}/g, '\n\n');
     }
   } catch (_) { /* the body's innerText, then */ }
   // What fields hold is no part of the text (a textarea's innerText is its first value): an

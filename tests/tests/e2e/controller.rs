@@ -404,6 +404,7 @@ async fn web_components_are_listed_named_and_read_through_their_shadow_roots_and
         "Sent: Ada, Banana, terms, wrapped",
         "Thank you, Ada, Banana, terms, wrapped",
         "Send order",
+        "def f(n):\n    return n  +  1",
     ] {
         assert!(text.contains(words), "{words}: {text}");
     }
