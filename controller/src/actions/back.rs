@@ -30,7 +30,7 @@ pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
             Ok(reply) => {
                 ctx.note_refused(reply.refused);
                 let page = reply.page.unwrap_or_default();
-                let head = format!("Went back to {} — {}", page.title, page.url);
+                let head = format!("Went back to {}", super::titled(&page.title, &page.url));
                 return ctx.after_change("Went back".into(), head).await;
             }
             // The tab was opened anew without the controller knowing (the worker brought a
@@ -53,9 +53,8 @@ pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
     ctx.note_refused(reply.refused);
     let page = reply.page.unwrap_or_default();
     let head = format!(
-        "Went back to {} — {}{} (loaded again: this tab was opened anew since)",
-        page.title,
-        page.url,
+        "Went back to {}{} (loaded again: this tab was opened anew since)",
+        super::titled(&page.title, &page.url),
         super::error_status(reply.status)
     );
     ctx.after_change("Went back".into(), head).await

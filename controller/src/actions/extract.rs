@@ -28,7 +28,7 @@ pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
             .max(EXTRACT_CHARS / 2),
     );
     Ok(ActReply {
-        text: format!("{title} — {url}\n\n{text}{values}"),
+        text: format!("{}\n\n{text}{values}", super::titled(&title, &url)),
         url,
         title,
         ..Default::default()

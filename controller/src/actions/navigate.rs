@@ -36,9 +36,8 @@ pub async fn run(ctx: &mut Ctx<'_>, action: NavigateAction) -> Result<ActReply> 
     ctx.after_change(
         format!("Opened {}", page.url),
         format!(
-            "{} — {}{}",
-            page.title,
-            page.url,
+            "{}{}",
+            super::titled(&page.title, &page.url),
             super::error_status(reply.status)
         ),
     )

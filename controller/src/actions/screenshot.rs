@@ -7,11 +7,7 @@ use crate::error::Result;
 
 pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
     let (listing, frame) = ctx.look_now("Screenshot".into()).await?;
-    Ok(ctx.page_reply(
-        format!("{} — {}", listing.title, listing.url),
-        listing,
-        frame,
-    ))
+    Ok(ctx.page_reply(super::titled(&listing.title, &listing.url), listing, frame))
 }
 
 #[cfg(test)]

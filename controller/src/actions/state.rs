@@ -18,8 +18,11 @@ pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
     };
     Ok(ActReply {
         text: format!(
-            "{} — {}{loading}; {}×{} on {}",
-            state.title, state.url, state.width, state.height, state.host
+            "{}{loading}; {}×{} on {}",
+            super::titled(&state.title, &state.url),
+            state.width,
+            state.height,
+            state.host
         ),
         url: state.url,
         title: state.title,
@@ -62,6 +65,20 @@ mod tests {
         });
         let (reply, _) = h.ok(Action::State(StateAction {})).await;
         assert_eq!(reply.text, "X — https://x.example/; 1280×900 on worker-a");
+    }
+
+    #[tokio::test]
+    async fn a_page_without_a_title_is_said_by_its_address_alone() {
+        let h = Harness::new(FakeBackend::new());
+        h.backend.reply::<StateRequest>(StateReply {
+            url: "about:blank".into(),
+            width: 1280,
+            height: 900,
+            host: "worker-a".into(),
+            ..Default::default()
+        });
+        let (reply, _) = h.ok(Action::State(StateAction {})).await;
+        assert_eq!(reply.text, "about:blank; 1280×900 on worker-a");
     }
 
     #[tokio::test]
