@@ -136,10 +136,15 @@ async fn relay(url: &str, options: &StdioOptions) -> anyhow::Result<()> {
                     tracing::warn!(%error, url, "forwarding to the server failed");
                     // The client is told why its request got no answer.
                     if let Some(id) = id {
-                        let error = ErrorData::internal_error(
-                            format!("{NAME}: the server at {url} did not take the request: {error}"),
-                            None,
-                        );
+                        let why = if unreachable(&error) {
+                            format!(
+                                "{NAME}: the server at {url} is not answering (stopped, or \
+                                 starting again): call again once it is up"
+                            )
+                        } else {
+                            format!("{NAME}: the server at {url} did not take the request: {error}")
+                        };
+                        let error = ErrorData::internal_error(why, None);
                         client.send(ServerJsonRpcMessage::error(error, Some(id))).await?;
                     }
                 }
@@ -154,6 +159,30 @@ async fn relay(url: &str, options: &StdioOptions) -> anyhow::Result<()> {
     }
     let _ = server.close().await;
     Ok(())
+}
+
+/// Whether `error` is the server not answering at all (nothing listening, the connection
+/// cut), rather than an answer it gave: an I/O error of the connection, at any depth. (The
+/// SDK's transport error keeps its HTTP client's error in its text but not as its source:
+/// that client's words for a request that got no answer are read too.)
+fn unreachable(error: &(dyn std::error::Error + 'static)) -> bool {
+    use std::io::ErrorKind::*;
+    if error.to_string().contains("error sending request") {
+        return true;
+    }
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if let Some(error) = error.downcast_ref::<std::io::Error>()
+            && matches!(
+                error.kind(),
+                ConnectionRefused | ConnectionReset | ConnectionAborted | NotConnected | TimedOut
+            )
+        {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 /// A `browser_upload` call's local `paths`, read on this machine into `files` with their
@@ -196,6 +225,26 @@ fn read_upload_paths(message: ClientJsonRpcMessage) -> Result<ClientJsonRpcMessa
 #[cfg(test)]
 mod tests {
     use super::mcp_url;
+
+    #[test]
+    fn a_server_that_does_not_answer_is_told_from_one_that_refuses() {
+        #[derive(Debug)]
+        struct Wrapped(std::io::Error);
+        impl std::fmt::Display for Wrapped {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("client error")
+            }
+        }
+        impl std::error::Error for Wrapped {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let refused = Wrapped(std::io::ErrorKind::ConnectionRefused.into());
+        assert!(super::unreachable(&refused));
+        let other = Wrapped(std::io::Error::other("401 Unauthorized"));
+        assert!(!super::unreachable(&other));
+    }
 
     #[test]
     fn an_upload_s_local_paths_are_sent_as_bytes() {
