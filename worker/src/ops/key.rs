@@ -33,12 +33,47 @@ const NAMED_KEYS: &[(&str, &str, u32, &str)] = &[
 /// Other names a key goes by.
 const ALIASES: &[(&str, &str)] = &[("Return", "Enter"), ("Esc", "Escape"), (" ", "Space")];
 
-/// Modifiers: (name, other names, CDP modifier bit, the modifier key's code, its virtual key).
-const MODIFIERS: &[(&str, &[&str], u32, &str, u32)] = &[
-    ("Alt", &["Option"], 1, "AltLeft", 18),
-    ("Control", &["Ctrl"], 2, "ControlLeft", 17),
-    ("Meta", &["Cmd", "Command", "Super"], 4, "MetaLeft", 91),
-    ("Shift", &[], 8, "ShiftLeft", 16),
+/// A modifier key, held while the key after it is pressed.
+struct Modifier {
+    name: &'static str,
+    others: &'static [&'static str],
+    /// CDP's modifier bit.
+    bit: u32,
+    /// Its own key's code and virtual key code.
+    code: &'static str,
+    virtual_key: u32,
+}
+
+/// The modifiers, in the order they go down.
+const MODIFIERS: &[Modifier] = &[
+    Modifier {
+        name: "Alt",
+        others: &["Option"],
+        bit: 1,
+        code: "AltLeft",
+        virtual_key: 18,
+    },
+    Modifier {
+        name: "Control",
+        others: &["Ctrl"],
+        bit: 2,
+        code: "ControlLeft",
+        virtual_key: 17,
+    },
+    Modifier {
+        name: "Meta",
+        others: &["Cmd", "Command", "Super"],
+        bit: 4,
+        code: "MetaLeft",
+        virtual_key: 91,
+    },
+    Modifier {
+        name: "Shift",
+        others: &[],
+        bit: SHIFT,
+        code: "ShiftLeft",
+        virtual_key: 16,
+    },
 ];
 
 const SHIFT: u32 = 8;
@@ -67,18 +102,15 @@ fn known_keys() -> String {
     )
 }
 
-fn modifier(
-    name: &str,
-) -> Option<&'static (
-    &'static str,
-    &'static [&'static str],
-    u32,
-    &'static str,
-    u32,
-)> {
-    MODIFIERS.iter().find(|(canonical, others, ..)| {
-        canonical.eq_ignore_ascii_case(name) || others.iter().any(|o| o.eq_ignore_ascii_case(name))
+fn modifier(name: &str) -> Option<&'static Modifier> {
+    MODIFIERS.iter().find(|m| {
+        m.name.eq_ignore_ascii_case(name) || m.others.iter().any(|o| o.eq_ignore_ascii_case(name))
     })
+}
+
+/// The modifiers `bits` holds, in the order they go down.
+fn held(bits: u32) -> impl DoubleEndedIterator<Item = &'static Modifier> {
+    MODIFIERS.iter().filter(move |m| bits & m.bit != 0)
 }
 
 /// The press `name` names, or why it names none.
@@ -98,9 +130,9 @@ fn parse(name: &str) -> std::result::Result<Press, String> {
         .into_iter()
         .flat_map(|words| words.split('+'))
     {
-        let (_, _, bit, ..) =
+        let held =
             modifier(word.trim()).ok_or_else(|| format!("{:?} is not a modifier", word.trim()))?;
-        modifiers |= bit;
+        modifiers |= held.bit;
     }
     // "Control + s" means "s"; a lone " " is Space.
     let last = match last.trim() {
@@ -139,11 +171,8 @@ fn parse(name: &str) -> std::result::Result<Press, String> {
         press.text.clear();
     }
     press.modifiers = modifiers;
-    let held = MODIFIERS
-        .iter()
-        .filter(|(_, _, bit, ..)| modifiers & bit != 0)
-        .map(|(name, ..)| *name);
-    press.name = held
+    press.name = held(modifiers)
+        .map(|m| m.name)
         .chain([press.name.as_str()])
         .collect::<Vec<_>>()
         .join("+");
@@ -210,15 +239,11 @@ fn key_event(kind: &str, key: &str, code: &str, virtual_key: u32, modifiers: u32
 
 /// The key events of `press`: its modifiers down, the key down and up, its modifiers up.
 fn events(press: &Press) -> Vec<Value> {
-    let held: Vec<_> = MODIFIERS
-        .iter()
-        .filter(|(_, _, bit, ..)| press.modifiers & bit != 0)
-        .collect();
     let mut events = Vec::new();
     let mut down = 0;
-    for (name, _, bit, code, vk) in &held {
-        down |= bit;
-        events.push(key_event("rawKeyDown", name, code, *vk, down));
+    for m in held(press.modifiers) {
+        down |= m.bit;
+        events.push(key_event("rawKeyDown", m.name, m.code, m.virtual_key, down));
     }
     let kind = if press.text.is_empty() {
         "rawKeyDown"
@@ -238,9 +263,9 @@ fn events(press: &Press) -> Vec<Value> {
         press.virtual_key,
         down,
     ));
-    for (name, _, bit, code, vk) in held.iter().rev() {
-        down &= !bit;
-        events.push(key_event("keyUp", name, code, *vk, down));
+    for m in held(press.modifiers).rev() {
+        down &= !m.bit;
+        events.push(key_event("keyUp", m.name, m.code, m.virtual_key, down));
     }
     events
 }
