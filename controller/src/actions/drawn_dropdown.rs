@@ -75,11 +75,7 @@ pub async fn choose(
         Ok(option) if option.state.contains("(selected)") || option.state.contains("(checked)") => {
             let chosen = quoted(&option.label);
             if !open_already {
-                ctx.op(KeyRequest {
-                    session: ctx.session(),
-                    key: "Escape".into(),
-                })
-                .await?;
+                close(ctx).await?;
             }
             return ctx
                 .after_change(
@@ -98,11 +94,7 @@ pub async fn choose(
             )));
         }
         Err(why) => {
-            ctx.op(KeyRequest {
-                session: ctx.session(),
-                key: "Escape".into(),
-            })
-            .await?;
+            close(ctx).await?;
             ctx.settle(ctx.settle_ms).await?;
             // The numbers of the page as it is again: the model's next action uses them.
             ctx.list().await?;
@@ -128,6 +120,16 @@ pub async fn choose(
         ),
     )
     .await
+}
+
+/// Closes the dropdown this action opened, as a person would: Escape.
+async fn close(ctx: &mut Ctx<'_>) -> Result<()> {
+    ctx.op(KeyRequest {
+        session: ctx.session(),
+        key: "Escape".into(),
+    })
+    .await?;
+    Ok(())
 }
 
 fn options(listing: &Listing) -> impl Iterator<Item = &ListedElement> {
