@@ -1,6 +1,10 @@
 (args) => {
   const listing = window.__nanomuseListing;
-  if (!listing || listing.id !== String(args.listing_id)) return { error: 'stale' };
+  // Stale: with when this document began and where it is, to tell the listed page loaded
+  // again at its address (a restart brings it back) from a page that went elsewhere.
+  if (!listing || listing.id !== String(args.listing_id)) {
+    return { error: 'stale', began: performance.timeOrigin, url: location.href };
+  }
   const count = listing.elements.length;
   if (!Number.isInteger(args.n) || args.n < 1 || args.n > count) return { error: 'missing', count };
   const el = listing.elements[args.n - 1];

@@ -595,7 +595,7 @@ impl Ctx<'_> {
                     "tap": !focus}),
             )
             .await?;
-        let why = if *self.reopened.lock().await {
+        let mut why = if *self.reopened.lock().await {
             // What the page held (a form half filled) is gone too: worth knowing before typing
             // into it again.
             "the page was loaded again since the last listing (its browser had closed: idle, or \
@@ -603,6 +603,20 @@ impl Ctx<'_> {
         } else {
             "the page changed since the last listing"
         };
+        // Another document at the listed address (a stale answer says when the page's began,
+        // and where it is): reloaded, or brought back after a restart of this controller, which
+        // does not know it reopened it.
+        if listing.document != 0.0
+            && value["url"].as_str() == Some(listing.url.as_str())
+            && value["began"]
+                .as_f64()
+                .is_some_and(|began| began != listing.document)
+        {
+            why = "the page was loaded again at its address since the last listing (reloaded, \
+                   or brought back after a restart), so its numbers are gone and what was typed \
+                   into it too";
+        }
+        let resolved = listing::parse_resolved(value).map_err(ControllerError::Store)?;
         let stale = || {
             ControllerError::StaleListing(format!(
                 "{why}, so element {n} may be another one now: look again (wait or screenshot) \
@@ -612,7 +626,7 @@ impl Ctx<'_> {
         // Named only in the refusals that need it.
         let listed = listing.elements.iter().find(|e| i64::from(e.n) == n);
         let label = || quoted(listed.map_or("", |e| e.label.as_str()));
-        match listing::parse_resolved(value).map_err(ControllerError::Store)? {
+        match resolved {
             Resolved::At(found) => Ok(listing::Found {
                 row: listed.and_then(listing::ListedElement::row),
                 ..found

@@ -1002,6 +1002,30 @@ async fn a_listing_made_stale_by_a_navigation_gives_a_clear_error() {
             error.message()
         );
     }
+    // The same address loaded again behind its back (as a restart brings a page back): said
+    // so, since what was typed into it is gone too.
+    let page = navigate(&mut tool, "s", format!("http://{site}/page")).await;
+    let press = element(&page, "Press");
+    worker
+        .backend
+        .navigate(NavigateRequest {
+            session: Some(Session::new("local", "default", "s")),
+            url: format!("http://{site}/page"),
+            timeout_ms: 0,
+        })
+        .await
+        .unwrap();
+    let reloaded = tool
+        .act(act("s", Action::Click(ClickAction { n: press })))
+        .await
+        .unwrap_err();
+    assert!(
+        reloaded
+            .message()
+            .starts_with("the page was loaded again at its address since the last listing"),
+        "{}",
+        reloaded.message()
+    );
     fleet.stop().await;
 }
 
