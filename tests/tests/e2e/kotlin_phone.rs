@@ -107,6 +107,37 @@ async fn the_kotlin_phone_carries_out_ops_sent_through_the_real_gateway_on_a_rea
         seen.value_json,
         r#"[["touchstart","touchend","mousedown","mouseup","click"],"clicked"]"#
     );
+    // A settle whose look at the page is cut short by the page loading another document (a
+    // transition it waits for, then a script's navigation) looks again at the new one: the
+    // old document's answer never comes.
+    backend
+        .evaluate(EvaluateRequest {
+            session: session.clone(),
+            js: "() => { document.getElementById('out').animate([{opacity: 1}, {opacity: 0.5}], 900); \
+                 setTimeout(() => { location.href = '/second'; }, 300); }"
+                .into(),
+            arg_json: "null".into(),
+        })
+        .await
+        .unwrap();
+    let settled = backend
+        .settle(SettleRequest {
+            session: session.clone(),
+            timeout_ms: 8_000,
+        })
+        .await
+        .unwrap();
+    assert!(settled.settled, "{settled:?}");
+    let state = backend
+        .state(StateRequest {
+            session: session.clone(),
+        })
+        .await
+        .unwrap();
+    assert!(
+        state.url.ends_with("/second"),
+        "the script's navigation took place"
+    );
     let shot = backend
         .screenshot(ScreenshotRequest {
             session: session.clone(),

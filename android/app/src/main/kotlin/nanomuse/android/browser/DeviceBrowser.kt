@@ -39,6 +39,7 @@ import androidx.webkit.WebViewFeature
 import nanomuse.device.protocol.BrowserEngine
 import nanomuse.device.protocol.BrowserException
 import nanomuse.device.protocol.ErrorCode
+import nanomuse.device.protocol.Evaluations
 import nanomuse.device.protocol.FetchRequest
 import nanomuse.device.protocol.FetchResponse
 import nanomuse.device.protocol.Header
@@ -59,7 +60,6 @@ import java.io.File
 import java.io.IOException
 import java.util.UUID
 import java.util.concurrent.CompletableFuture
-import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.ExecutionException
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException
@@ -117,8 +117,8 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         @Volatile var gone = false
         /** When the page last asked for anything over the network (shouldInterceptRequest). */
         @Volatile var lastRequestNanos = System.nanoTime()
-        /** Results of scripts being evaluated, by their id (the bridge completes them). */
-        val evaluations = ConcurrentHashMap<String, CompletableFuture<String>>()
+        /** Scripts being evaluated (the bridge or a poll answers them). */
+        val evaluations = Evaluations()
         var bridge = false
         // Main thread:
         val waiters = mutableListOf<LoadWaiter>()
@@ -617,8 +617,7 @@ class DeviceBrowser(context: Context) : BrowserEngine {
     private fun fail(page: Page, error: BrowserException) {
         page.waiters.forEach { it.result.completeExceptionally(error) }
         page.waiters.clear()
-        page.evaluations.values.forEach { it.completeExceptionally(error) }
-        page.evaluations.clear()
+        page.evaluations.failAll(error)
     }
 
     /** Main thread. */
@@ -674,8 +673,7 @@ class DeviceBrowser(context: Context) : BrowserEngine {
      */
     private fun runScript(page: Page, js: String, argJson: String, timeoutMs: Long, what: String): String {
         val id = UUID.randomUUID().toString()
-        val result = CompletableFuture<String>()
-        page.evaluations[id] = result
+        val result = page.evaluations.begin(id)
         try {
             onMain(what) {
                 page.view.evaluateJavascript(Scripts.evaluate(js, argJson, id)) { started ->
@@ -687,20 +685,23 @@ class DeviceBrowser(context: Context) : BrowserEngine {
                         )
                         // Without a bridge the result waits in the page; with one, polling is
                         // only the backstop (a frame the bridge was not put into).
-                        else -> poll(page, id, result, if (page.bridge) BRIDGE_BACKSTOP_MS else POLL_MS)
+                        else -> {
+                            page.evaluations.started(id)
+                            poll(page, id, result, if (page.bridge) BRIDGE_BACKSTOP_MS else POLL_MS)
+                        }
                     }
                 }
             }
             return await(result, timeoutMs) { BrowserException.timeout("$what timed out after $timeoutMs ms") }
         } finally {
-            page.evaluations.remove(id)
+            page.evaluations.end(id)
         }
     }
 
     /** A message from the page's bridge (main thread). */
     private fun bridged(page: Page, data: String) {
         val id = ((try { Json.parse(data) } catch (e: JsonException) { null }) as? Map<*, *>)?.get("id") as? String ?: return
-        page.evaluations.remove(id)?.complete(data)
+        page.evaluations.answered(id, data)
     }
 
     /** Asks the page for a result left there (no bridge) every [POLL_MS] until it is there. */
@@ -881,6 +882,9 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         }
 
         override fun onPageStarted(view: WebView, url: String, favicon: Bitmap?) {
+            // Scripts of the document being replaced will not answer: they fail now rather
+            // than at their timeout (a settle looks again).
+            page.evaluations.documentReplaced()
             page.loading = true
             page.lastRequestNanos = System.nanoTime()
             page.waiters.forEach { it.started = true }

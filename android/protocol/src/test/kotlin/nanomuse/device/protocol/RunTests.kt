@@ -7,6 +7,7 @@ fun main(args: Array<String>) {
     messageTests()
     dispatcherTests()
     scriptTests()
+    evaluationTests()
     clientTests()
     realGatewayTests()
     val failed = TestKit.runAll(args.firstOrNull())

@@ -3,6 +3,7 @@ package nanomuse.device.protocol.cdp
 import nanomuse.device.protocol.BrowserEngine
 import nanomuse.device.protocol.BrowserException
 import nanomuse.device.protocol.ErrorCode
+import nanomuse.device.protocol.Evaluations
 import nanomuse.device.protocol.FetchRequest
 import nanomuse.device.protocol.FetchResponse
 import nanomuse.device.protocol.Json
@@ -94,7 +95,7 @@ class CdpBrowser(
         @Volatile var history: CompletableFuture<Unit>? = null
         /** An upload waiting for the file chooser its tap opens (Page.fileChooserOpened). */
         @Volatile var chooser: CompletableFuture<Map<*, *>>? = null
-        val evaluations = ConcurrentHashMap<String, CompletableFuture<String>>()
+        val evaluations = Evaluations()
 
         /** A CDP command on the page; what the browser refuses is a precondition the page set. */
         fun call(method: String, params: Map<String, Any?> = emptyMap(), timeoutMs: Long = MAIN_TIMEOUT_MS) =
@@ -557,8 +558,7 @@ class CdpBrowser(
         page.loads.values.forEach { it.completeExceptionally(error) }
         page.loads.clear()
         page.history?.completeExceptionally(error)
-        page.evaluations.values.forEach { it.completeExceptionally(error) }
-        page.evaluations.clear()
+        page.evaluations.failAll(error)
     }
 
     /** view.url, view.title and the page's loading flag, as the WebView reports them. */
@@ -607,8 +607,7 @@ class CdpBrowser(
      */
     private fun runScript(page: Page, js: String, argJson: String, timeoutMs: Long, what: String): String {
         val id = UUID.randomUUID().toString()
-        val result = CompletableFuture<String>()
-        page.evaluations[id] = result
+        val result = page.evaluations.begin(id)
         try {
             val started = try {
                 page.call(
@@ -627,9 +626,10 @@ class CdpBrowser(
                     "the page raised an error: the script did not run (js must be a function expression that parses), or the page was replaced meanwhile",
                 )
             }
+            page.evaluations.started(id)
             return await(result, timeoutMs) { BrowserException.timeout("$what timed out after $timeoutMs ms") }
         } finally {
-            page.evaluations.remove(id)
+            page.evaluations.end(id)
         }
     }
 
@@ -670,6 +670,7 @@ class CdpBrowser(
             "Page.frameNavigated" -> {
                 val navigated = params["frame"] as? Map<*, *>
                 if (navigated?.get("parentId") == null && navigated?.get("id") == page.targetId) {
+                    page.evaluations.documentReplaced()
                     page.lastUrl = navigated["url"] as? String
                     page.history?.complete(Unit)
                 }
@@ -712,7 +713,7 @@ class CdpBrowser(
 
     private fun bridged(page: Page, data: String) {
         val id = ((try { Json.parse(data) } catch (e: JsonException) { null }) as? Map<*, *>)?.get("id") as? String ?: return
-        page.evaluations.remove(id)?.complete(data)
+        page.evaluations.answered(id, data)
     }
 
     /** A window the start script did not keep in the page: closed, and its URL loaded in the page (a POST is lost). */
