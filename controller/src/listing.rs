@@ -74,6 +74,10 @@ pub struct Listing {
     /// unknown.
     #[serde(default)]
     pub document: f64,
+    /// Where the keyboard's focus was: element n of this listing (n ≥ 1), nothing but the page
+    /// itself (0), or an element not listed (-1).
+    #[serde(default)]
+    pub focused: i64,
 }
 
 /// What one of the page's JavaScript dialogs said, and how the backend answered it (at once:
@@ -104,6 +108,9 @@ impl Said {
     }
 }
 
+const FOCUS_UNLISTED: &str =
+    "The focus is on something not listed (out of view, or not a control of its own).";
+
 /// How many earlier pages a listing remembers.
 pub const TRAIL_MAX: usize = 20;
 
@@ -123,6 +130,8 @@ struct PageListing {
     scrolled: f64,
     #[serde(default)]
     document: f64,
+    #[serde(default)]
+    focused: i64,
 }
 
 impl Listing {
@@ -143,7 +152,20 @@ impl Listing {
             said: page.said,
             scrolled: page.scrolled,
             document: page.document,
+            focused: page.focused,
         })
+    }
+
+    /// Where the keyboard's focus is, in words a model can act on (what a key press did to it).
+    pub fn focus_sentence(&self) -> String {
+        match self.focused {
+            0 => "Nothing on the page has the focus.".to_string(),
+            n if n > 0 => match self.elements.iter().find(|e| i64::from(e.n) == n) {
+                Some(element) => format!("The focus is on {}.", render_element(element)),
+                None => FOCUS_UNLISTED.to_string(),
+            },
+            _ => FOCUS_UNLISTED.to_string(),
+        }
     }
 
     /// The lines a model reads: one per element, e.g. `[3] input:email "Email" (empty)`,
@@ -355,6 +377,7 @@ mod tests {
             said: Vec::new(),
             scrolled: 0.0,
             document: 0.0,
+            focused: 0,
         }
     }
 

@@ -198,6 +198,8 @@ struct PageState {
     scrolled: f64,
     /// Which document it is (`performance.timeOrigin`).
     document: f64,
+    /// Which element has the focus, as the listing says it (see `Listing::focused`).
+    focused: i64,
 }
 
 impl FakePage {
@@ -212,6 +214,11 @@ impl FakePage {
     /// It is loaded again at its address: another document, the same URL and title.
     pub fn load_again(&self) {
         self.0.lock().unwrap().document += 1.0;
+    }
+
+    /// Element `n` takes the focus (0: nothing does, -1: something not listed).
+    pub fn focus(&self, n: i64) {
+        self.0.lock().unwrap().focused = n;
     }
 
     /// Its selects become dropdowns it draws itself (Quasar's, MUI's), not `<select>`s.
@@ -263,6 +270,7 @@ impl FakePage {
                 "said": std::mem::take(&mut state.said),
                 "scrolled": state.scrolled,
                 "document": state.document,
+                "focused": state.focused,
             })
         } else if request.js == listing::RESOLVE_JS {
             let n = arg["n"].as_u64().unwrap_or(0);
@@ -325,6 +333,7 @@ pub fn listing_of(elements: &[(&str, &str)]) -> Listing {
         said: Vec::new(),
         scrolled: 0.0,
         document: 0.0,
+        focused: 0,
     }
 }
 

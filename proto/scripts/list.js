@@ -1005,6 +1005,30 @@
       }
     }
   });
+  // Where the keyboard's focus is (what Tab moved): the element holding it, found through
+  // open shadow roots and same-origin frames, then the listed element that is it or holds it
+  // (its n), nothing but the page itself (0), or an element not listed (-1).
+  const focused = readable(() => {
+    const pageItself = (el) => !el || el.localName === 'body' || el.localName === 'html';
+    let active = document.activeElement;
+    for (let depth = 0; !pageItself(active) && depth < 32; depth += 1) {
+      const inner = (active.shadowRoot && active.shadowRoot.activeElement)
+        || (['iframe', 'frame'].includes(active.localName) && readable(() => active.contentDocument.activeElement));
+      if (pageItself(inner)) break;
+      active = inner;
+    }
+    if (pageItself(active)) return 0;
+    const numbers = new Map();
+    listed.forEach((item, index) => {
+      numbers.set(item.el, index + 1);
+      numbers.set(item.target, index + 1);
+    });
+    const outward = (node) => parentOf(node) || readable(() => node.ownerDocument.defaultView.frameElement) || null;
+    for (let node = active; node; node = outward(node)) {
+      if (numbers.has(node)) return numbers.get(node);
+    }
+    return -1;
+  }) || 0;
   // Not enumerable, so the page's own code that walks window's properties does not trip on it.
   Object.defineProperty(window, '__nanomuseListing', {
     value: {
@@ -1052,5 +1076,6 @@
     url: location.href, title: document.title, elements, above, below, past_max: pastMax, said, scrolled,
     // Which document this is: another at the same address is the page loaded again.
     document: performance.timeOrigin,
+    focused,
   };
 }

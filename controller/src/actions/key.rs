@@ -20,7 +20,11 @@ pub async fn run(ctx: &mut Ctx<'_>, action: KeyAction) -> Result<ActReply> {
     } else {
         reply.pressed
     };
-    ctx.after_input(format!("Pressed {pressed}"), None).await
+    // Tab, Escape and arrows move the focus: where it went is what the next key acts on.
+    ctx.after_input_telling(format!("Pressed {pressed}"), None, |listing| {
+        Some(listing.focus_sentence())
+    })
+    .await
 }
 
 #[cfg(test)]
@@ -47,8 +51,54 @@ mod tests {
             (pressed.key.as_str(), &pressed.session),
             ("Enter", &session())
         );
-        assert_eq!(reply.text, "Pressed Enter.\n[1] link \"A\"");
+        assert_eq!(
+            reply.text,
+            "Pressed Enter. Nothing on the page has the focus.\n[1] link \"A\""
+        );
         assert_eq!(frame.unwrap().caption, "Pressed Enter");
+    }
+
+    #[tokio::test]
+    async fn the_reply_says_where_the_focus_went() {
+        let page = FakePage::new(
+            "https://x.example/",
+            "X",
+            &[("input", "Name"), ("button", "Save")],
+        );
+        let h = Harness::showing(&page);
+        page.focus(2);
+        let (reply, _) = h.ok(key("Tab")).await;
+        assert!(
+            reply
+                .text
+                .starts_with("Pressed Tab. The focus is on [2] button \"Save\".\n"),
+            "{}",
+            reply.text
+        );
+        page.focus(-1);
+        let (reply, _) = h.ok(key("Tab")).await;
+        assert!(
+            reply.text.starts_with(
+                "Pressed Tab. The focus is on something not listed (out of view, or not a \
+                 control of its own).\n"
+            ),
+            "{}",
+            reply.text
+        );
+    }
+
+    #[tokio::test]
+    async fn a_key_that_loads_another_page_does_not_speak_of_the_focus() {
+        let page = FakePage::new("https://x.example/", "X", &[("input", "Search")]);
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        let moved = page.clone();
+        h.backend.on::<KeyRequest>(move |_| {
+            moved.set("https://x.example/results", "Results", &[]);
+            Ok(KeyReply::default())
+        });
+        let (reply, _) = h.ok(key("Enter")).await;
+        assert!(!reply.text.contains("focus"), "{}", reply.text);
     }
 
     #[tokio::test]

@@ -529,6 +529,17 @@ impl Ctx<'_> {
     /// the new listing tells, no op of its own; without a listing before, where the page was
     /// is unknown and nothing is said. A `note` follows that first line.
     async fn after_input(&mut self, caption: String, note: Option<String>) -> Result<ActReply> {
+        self.after_input_telling(caption, note, |_| None).await
+    }
+
+    /// [`Self::after_input`], with what `tell` says of the listing when the page stayed the
+    /// document it was (where the focus went after a key).
+    async fn after_input_telling(
+        &mut self,
+        caption: String,
+        note: Option<String>,
+        tell: impl FnOnce(&Listing) -> Option<String>,
+    ) -> Result<ActReply> {
         let before = self
             .store
             .listing(self.tenant, self.thread)?
@@ -557,7 +568,10 @@ impl Ctx<'_> {
                 error_status(settled.status)
             )
         } else {
-            format!("{caption}.")
+            match tell(&listing) {
+                Some(told) => format!("{caption}. {told}"),
+                None => format!("{caption}."),
+            }
         };
         // The reply would read as the action's outcome; the page is still at work.
         let head = if settled.settled {

@@ -333,6 +333,26 @@ async fn web_components_are_listed_named_and_read_through_their_shadow_roots_and
         page.text
     );
     type_into(&mut tool, "w", element(&page, "Full name"), "Ada").await;
+    // The focus is found through shadow roots: the field inside one, then the next control.
+    let key = |key: &str| act("w", Action::Key(KeyAction { key: key.into() }));
+    let back = acted(&mut tool, key("Shift+Tab")).await;
+    let tabbed = acted(&mut tool, key("Tab")).await;
+    assert!(
+        tabbed
+            .text
+            .starts_with("Pressed Tab. The focus is on [1] input \"Full name\" = \"Ada\"."),
+        "{}\n(after {})",
+        tabbed.text,
+        back.text
+    );
+    let tabbed = acted(&mut tool, key("Tab")).await;
+    assert!(
+        tabbed
+            .text
+            .starts_with("Pressed Tab. The focus is on [2] checkbox \"I accept the terms\""),
+        "{}",
+        tabbed.text
+    );
     click(&mut tool, "w", element(&page, "I accept the terms")).await;
     let wrapped = click(&mut tool, "w", element(&page, "Gift wrap")).await;
     assert!(
@@ -1239,5 +1259,42 @@ async fn a_rich_text_editor_takes_typed_text_as_its_own_and_is_named_by_its_labe
         let read = extract(&mut tool, "r").await;
         assert!(read.text.contains(model), "{text:?}: {}", read.text);
     }
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_says_where_the_focus_went() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(1).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(&mut tool, "f", format!("http://{site}/login")).await;
+    let user = element(&page, "user");
+    type_into(&mut tool, "f", user, "ana").await;
+    let key = |key: &str| act("f", Action::Key(KeyAction { key: key.into() }));
+    let tabbed = acted(&mut tool, key("Tab")).await;
+    let password = element(&tabbed, "password");
+    assert!(
+        tabbed.text.starts_with(&format!(
+            "Pressed Tab. The focus is on [{password}] input:password \"password\" (empty).\n"
+        )),
+        "{}",
+        tabbed.text
+    );
+    let tabbed = acted(&mut tool, key("Tab")).await;
+    assert!(
+        tabbed
+            .text
+            .starts_with("Pressed Tab. The focus is on [3] button \"Sign in\".\n"),
+        "{}",
+        tabbed.text
+    );
+    // Past the last control, the focus leaves the page's controls.
+    let past = acted(&mut tool, key("Tab")).await;
+    assert!(
+        past.text
+            .starts_with("Pressed Tab. Nothing on the page has the focus.\n"),
+        "{}",
+        past.text
+    );
     fleet.stop().await;
 }

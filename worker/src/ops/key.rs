@@ -30,6 +30,31 @@ const NAMED_KEYS: &[(&str, &str, u32, &str)] = &[
     ("Space", "Space", 32, " "),
 ];
 
+/// A US keyboard's digit and punctuation keys: (character, with Shift, code, virtual key code).
+const SYMBOL_KEYS: &[(char, char, &str, u32)] = &[
+    ('1', '!', "Digit1", 49),
+    ('2', '@', "Digit2", 50),
+    ('3', '#', "Digit3", 51),
+    ('4', '$', "Digit4", 52),
+    ('5', '%', "Digit5", 53),
+    ('6', '^', "Digit6", 54),
+    ('7', '&', "Digit7", 55),
+    ('8', '*', "Digit8", 56),
+    ('9', '(', "Digit9", 57),
+    ('0', ')', "Digit0", 48),
+    ('-', '_', "Minus", 189),
+    ('=', '+', "Equal", 187),
+    ('[', '{', "BracketLeft", 219),
+    (']', '}', "BracketRight", 221),
+    ('\\', '|', "Backslash", 220),
+    (';', ':', "Semicolon", 186),
+    ('\'', '"', "Quote", 222),
+    (',', '<', "Comma", 188),
+    ('.', '>', "Period", 190),
+    ('/', '?', "Slash", 191),
+    ('`', '~', "Backquote", 192),
+];
+
 /// Other names a key goes by.
 const ALIASES: &[(&str, &str)] = &[("Return", "Enter"), ("Esc", "Escape"), (" ", "Space")];
 
@@ -167,6 +192,15 @@ fn parse(name: &str) -> std::result::Result<Press, String> {
         press.text = press.key.clone();
         press.name = press.key.clone();
     }
+    // A digit or a mark with Shift is what a US keyboard types with it: Shift+1 is "!".
+    if modifiers & SHIFT != 0
+        && let Some((_, shifted, ..)) = SYMBOL_KEYS
+            .iter()
+            .find(|(plain, ..)| press.key == plain.to_string())
+    {
+        press.key = shifted.to_string();
+        press.text = press.key.clone();
+    }
     if modifiers & !SHIFT != 0 {
         press.text.clear();
     }
@@ -217,8 +251,8 @@ fn key_alone(name: &str) -> Option<Press> {
             format!("Key{}", c.to_ascii_uppercase()),
             c.to_ascii_uppercase() as u32,
         )
-    } else if c.is_ascii_digit() {
-        (format!("Digit{c}"), c as u32)
+    } else if let Some((_, _, code, vk)) = SYMBOL_KEYS.iter().find(|(plain, ..)| *plain == c) {
+        (code.to_string(), *vk)
     } else {
         (String::new(), 0)
     };
@@ -330,6 +364,15 @@ mod tests {
         assert_eq!(pressed("Cmd+Enter"), owned("Enter", "Enter", 13, "", 4));
         assert_eq!(pressed("Control++"), owned("+", "", 0, "", 2));
         assert_eq!(pressed("Alt+F4"), owned("F4", "F4", 115, "", 1));
+    }
+
+    #[test]
+    fn shift_with_a_digit_or_a_mark_types_what_a_us_keyboard_does() {
+        assert_eq!(pressed("Shift+1"), owned("!", "Digit1", 49, "!", 8));
+        assert_eq!(pressed("shift+/"), owned("?", "Slash", 191, "?", 8));
+        assert_eq!(pressed(";"), owned(";", "Semicolon", 186, ";", 0));
+        assert_eq!(pressed("Control+Shift+="), owned("+", "Equal", 187, "", 10));
+        assert_eq!(parse("Shift+1").unwrap().name, "Shift+1");
     }
 
     #[test]

@@ -25,7 +25,14 @@ data class Key(
     /** How the press is named back ("Control+Enter" for "ctrl + enter", "Space" for " "). */
     val name: String
         get() = (MODIFIERS.filter { modifiers and it.bit != 0 }.map { it.name } +
-            (if (named) code else key)).joinToString("+")
+            when {
+                named -> code
+                // Shift+1 is named by its key, "1", though it types "!".
+                else -> SYMBOL_KEYS.firstOrNull { it.code == code }?.plain?.toString() ?: key
+            }).joinToString("+")
+
+    /** A US keyboard's digit or punctuation key: its character, the one with Shift, its code and virtual key. */
+    data class SymbolKey(val plain: Char, val shifted: Char, val code: String, val virtualKey: Int)
 
     /** A modifier: its name, other names, CDP bit, and its own key's code and virtual key. */
     data class Modifier(val name: String, val others: List<String>, val bit: Int, val code: String, val virtualKey: Int)
@@ -49,6 +56,16 @@ data class Key(
             "Enter" to 13, "Tab" to 9, "Escape" to 27, "Backspace" to 8, "Delete" to 46, "Insert" to 45,
             "ArrowUp" to 38, "ArrowDown" to 40, "ArrowLeft" to 37, "ArrowRight" to 39,
             "Home" to 36, "End" to 35, "PageUp" to 33, "PageDown" to 34, "Space" to 32,
+        )
+        val SYMBOL_KEYS = listOf(
+            SymbolKey('1', '!', "Digit1", 49), SymbolKey('2', '@', "Digit2", 50), SymbolKey('3', '#', "Digit3", 51),
+            SymbolKey('4', '$', "Digit4", 52), SymbolKey('5', '%', "Digit5", 53), SymbolKey('6', '^', "Digit6", 54),
+            SymbolKey('7', '&', "Digit7", 55), SymbolKey('8', '*', "Digit8", 56), SymbolKey('9', '(', "Digit9", 57),
+            SymbolKey('0', ')', "Digit0", 48), SymbolKey('-', '_', "Minus", 189), SymbolKey('=', '+', "Equal", 187),
+            SymbolKey('[', '{', "BracketLeft", 219), SymbolKey(']', '}', "BracketRight", 221),
+            SymbolKey('\\', '|', "Backslash", 220), SymbolKey(';', ':', "Semicolon", 186),
+            SymbolKey('\'', '"', "Quote", 222), SymbolKey(',', '<', "Comma", 188), SymbolKey('.', '>', "Period", 190),
+            SymbolKey('/', '?', "Slash", 191), SymbolKey('`', '~', "Backquote", 192),
         )
         private val TEXTS = mapOf("Enter" to "\r", "Space" to " ")
         private val ALIASES = mapOf("return" to "Enter", "esc" to "Escape", " " to "Space")
@@ -84,15 +101,19 @@ data class Key(
             if (!alone.named && alone.virtualKey == 0 && alone.key.any { it.code > 126 }) {
                 refuse("${Json.quote(last)} is no key of a keyboard to hold modifiers with: type it")
             }
-            // A letter with modifiers is the key's own letter, capital only with Shift.
+            // A letter with modifiers is the key's own letter, capital only with Shift; a digit
+            // or a mark with Shift is what a US keyboard types with it (Shift+1 is "!").
+            val shift = modifiers and SHIFT != 0
+            val symbol = SYMBOL_KEYS.firstOrNull { it.code == alone.code }.takeIf { shift }
             val key = when {
+                symbol != null -> symbol.shifted.toString()
                 !alone.code.startsWith("Key") -> alone.key
-                modifiers and SHIFT != 0 -> alone.key.uppercase()
+                shift -> alone.key.uppercase()
                 else -> alone.key.lowercase()
             }
             val text = when {
                 modifiers and SHIFT.inv() != 0 -> ""
-                alone.code.startsWith("Key") -> key
+                alone.code.startsWith("Key") || symbol != null -> key
                 else -> alone.text
             }
             return alone.copy(key = key, text = text, modifiers = modifiers)
@@ -115,7 +136,9 @@ data class Key(
             return when {
                 c != null && (c in 'a'..'z' || c in 'A'..'Z') ->
                     Key(canonical, "Key${c.uppercaseChar()}", canonical, named = false, virtualKey = c.uppercaseChar().code)
-                c != null && c in '0'..'9' -> Key(canonical, "Digit$c", canonical, named = false, virtualKey = c.code)
+                c != null -> SYMBOL_KEYS.firstOrNull { it.plain == c }
+                    ?.let { Key(canonical, it.code, canonical, named = false, virtualKey = it.virtualKey) }
+                    ?: Key(canonical, "", canonical, named = false, virtualKey = 0)
                 else -> Key(canonical, "", canonical, named = false, virtualKey = 0)
             }
         }

@@ -111,6 +111,12 @@ fun messageTests() {
         assertEquals(Key("Enter", "Enter", "", named = true, virtualKey = 13, modifiers = Key.META), Key.parse("Cmd+Enter"))
         assertEquals(Key("+", "", "", named = false, virtualKey = 0, modifiers = Key.CONTROL), Key.parse("Control++"))
         assertEquals(Key("F4", "F4", "", named = true, virtualKey = 115, modifiers = Key.ALT), Key.parse("Alt+F4"))
+        // Shift with a digit or a mark types what a US keyboard does, named by its key.
+        assertEquals(Key("!", "Digit1", "!", named = false, virtualKey = 49, modifiers = Key.SHIFT), Key.parse("Shift+1"))
+        assertEquals(Key("?", "Slash", "?", named = false, virtualKey = 191, modifiers = Key.SHIFT), Key.parse("shift+/"))
+        assertEquals(Key(";", "Semicolon", ";", named = false, virtualKey = 186), Key.parse(";"))
+        assertEquals(Key("+", "Equal", "", named = false, virtualKey = 187, modifiers = Key.CONTROL or Key.SHIFT), Key.parse("Control+Shift+="))
+        assertEquals("Shift+1", Key.parse("Shift+1").name)
     }
 
     test("keys: a press is named back as the worker names it") {
