@@ -887,7 +887,16 @@ mod tests {
         );
         // The action that waited fails (no listing to click in): the next reply tells it.
         controller.act(TENANT, hand_over("t2")).await.unwrap();
-        let waiting = controller.act(TENANT, request("t2", Action::Click(ClickAction { n: 1 })));
+        let waiting = controller.act(
+            TENANT,
+            request(
+                "t2",
+                Action::Click(ClickAction {
+                    n: 1,
+                    ..Default::default()
+                }),
+            ),
+        );
         tokio::pin!(waiting);
         assert!(futures::poll!(waiting.as_mut()).is_pending());
         controller.holds.hand_back(TENANT, "t2").await.unwrap();

@@ -270,6 +270,7 @@ async fn carry_out(ctx: &Ctx<'_>, input: &UserInput) -> Result<()> {
                 session: session(),
                 x: *x,
                 y: *y,
+                count: 1,
             })
             .await?;
         }

@@ -210,7 +210,12 @@ impl DeviceOp for EvaluateRequest {
 
 impl DeviceOp for TapRequest {
     fn to_args(&self) -> Value {
-        json!({"x": self.x, "y": self.y})
+        // One tap says no count: the phone's message as it always was.
+        if self.count > 1 {
+            json!({"x": self.x, "y": self.y, "count": self.count})
+        } else {
+            json!({"x": self.x, "y": self.y})
+        }
     }
     fn from_args(args: &Value) -> Result<Self, String> {
         needed(Self::NAME, args, "x", "a number")?;
@@ -219,6 +224,7 @@ impl DeviceOp for TapRequest {
             session: None,
             x: number(args, "x"),
             y: number(args, "y"),
+            count: args["count"].as_u64().unwrap_or(0) as u32,
         })
     }
     empty_reply!();
@@ -545,6 +551,16 @@ mod tests {
                 session: None,
                 x: 10.5,
                 y: 20.0,
+                ..Default::default()
+            },
+            TapReply {},
+        );
+        round_trip(
+            TapRequest {
+                session: None,
+                x: 1.0,
+                y: 2.0,
+                count: 2,
             },
             TapReply {},
         );

@@ -75,6 +75,10 @@ pub enum ActionCommand {
         // A negative number is a number, answered by the action's own error, not a flag.
         #[arg(allow_negative_numbers = true)]
         n: i64,
+        /// A double-click (a double tap on a phone): opens a file manager's row, edits a
+        /// grid's cell, selects a word.
+        #[arg(long = "double")]
+        double_click: bool,
     },
     /// Fill element N with TEXT, with the page's own input events.
     Type {
@@ -395,7 +399,10 @@ pub fn to_request(invocation: &ActInvocation) -> ActRequest {
     let action = match &invocation.action {
         ActionCommand::Navigate { url } => Action::Navigate(NavigateAction { url: url.clone() }),
         ActionCommand::Extract => Action::Extract(ExtractAction {}),
-        ActionCommand::Click { n } => Action::Click(ClickAction { n: *n }),
+        ActionCommand::Click { n, double_click } => Action::Click(ClickAction {
+            n: *n,
+            double_click: *double_click,
+        }),
         ActionCommand::Type { n, text } => Action::Type(TypeAction {
             n: *n,
             text: text.clone(),
@@ -916,14 +923,30 @@ mod tests {
 
     #[test]
     fn click() {
-        assert_eq!(action(&["click", "7"]), Action::Click(ClickAction { n: 7 }));
+        assert_eq!(
+            action(&["click", "7"]),
+            Action::Click(ClickAction {
+                n: 7,
+                ..Default::default()
+            })
+        );
         assert_eq!(usage_error(&["click", "seven"]), ErrorKind::ValueValidation);
         // The action answers a number below 1 (with what the listing has).
         assert_eq!(
             action(&["click", "-1"]),
-            Action::Click(ClickAction { n: -1 })
+            Action::Click(ClickAction {
+                n: -1,
+                ..Default::default()
+            })
         );
         usage_error(&["click"]);
+        assert_eq!(
+            action(&["click", "7", "--double"]),
+            Action::Click(ClickAction {
+                n: 7,
+                double_click: true
+            })
+        );
     }
 
     #[test]
@@ -1319,7 +1342,13 @@ mod tests {
         let invocation = act(&["click", "2", "--thread", "t9", "--json"]);
         assert_eq!(invocation.thread, "t9");
         assert!(invocation.json);
-        assert_eq!(invocation.action, ActionCommand::Click { n: 2 });
+        assert_eq!(
+            invocation.action,
+            ActionCommand::Click {
+                n: 2,
+                double_click: false
+            }
+        );
     }
 
     #[test]
@@ -1585,7 +1614,7 @@ mod tests {
                 let act = request.into_inner();
                 self.0.lock().unwrap().acts.push((act.clone(), token));
                 match act.action {
-                    Some(Action::Click(ClickAction { n: 99 })) => {
+                    Some(Action::Click(ClickAction { n: 99, .. })) => {
                         Err(Status::not_found("no element 99 in the last listing"))
                     }
                     Some(Action::Screenshot(_)) => Ok(Response::new(ActReply {

@@ -1,5 +1,5 @@
 //! `click n`: taps the centre of element n of the last listing (scrolled into view first), as a
-//! finger would, then lists the page again.
+//! finger would, then lists the page again. A double-click taps twice in a row, at once.
 
 use nanomuse_proto::{ActReply, ClickAction, TapRequest};
 
@@ -12,6 +12,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
         session: ctx.session(),
         x: found.x,
         y: found.y,
+        count: if action.double_click { 2 } else { 1 },
     })
     .await?;
     // The list a tap opens on a select is drawn by the browser outside the page: no picture
@@ -36,7 +37,12 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
         .row
         .as_ref()
         .map_or(String::new(), |words| format!(" (in \"{words}\")"));
-    ctx.after_input(format!("Clicked {}{row}", quoted(&found.label)), choose)
+    let verb = if action.double_click {
+        "Double-clicked"
+    } else {
+        "Clicked"
+    };
+    ctx.after_input(format!("{verb} {}{row}", quoted(&found.label)), choose)
         .await
 }
 
@@ -53,7 +59,10 @@ mod tests {
     use crate::testing::*;
 
     fn click(n: i64) -> Action {
-        Action::Click(ClickAction { n })
+        Action::Click(ClickAction {
+            n,
+            ..Default::default()
+        })
     }
 
     fn shop() -> FakePage {
@@ -88,6 +97,28 @@ mod tests {
         );
         assert_eq!(frame.unwrap().caption, "Clicked 'Cart'");
         assert_eq!(h.listed_url().as_deref(), Some("https://shop.example/cart"));
+    }
+
+    #[tokio::test]
+    async fn a_double_click_taps_twice_and_says_so() {
+        let h = Harness::showing(&shop());
+        h.list_first().await;
+        let (reply, frame) = h
+            .ok(Action::Click(ClickAction {
+                n: 2,
+                double_click: true,
+            }))
+            .await;
+        let taps = h.backend.requests::<TapRequest>();
+        assert_eq!((taps.len(), taps[0].count), (1, 2));
+        assert!(
+            reply.text.starts_with("Double-clicked 'Cart'."),
+            "{}",
+            reply.text
+        );
+        assert_eq!(frame.unwrap().caption, "Double-clicked 'Cart'");
+        h.ok(click(1)).await;
+        assert_eq!(h.backend.requests::<TapRequest>()[1].count, 1);
     }
 
     #[tokio::test]

@@ -136,7 +136,12 @@ mod tests {
             downloads: vec!["orders.csv".into()],
             ..Default::default()
         });
-        let (reply, _) = h.ok(Action::Click(ClickAction { n: 1 })).await;
+        let (reply, _) = h
+            .ok(Action::Click(ClickAction {
+                n: 1,
+                ..Default::default()
+            }))
+            .await;
         assert!(
             reply.text.starts_with(
                 "Clicked 'Export CSV'.\nDownloaded orders.csv to the workspace's downloads/ \

@@ -50,6 +50,7 @@ pub async fn choose(
             session: ctx.session(),
             x: dropdown.x,
             y: dropdown.y,
+            count: 1,
         })
         .await?;
         ctx.settle(ctx.settle_ms).await?;
@@ -109,6 +110,7 @@ pub async fn choose(
         session: ctx.session(),
         x: found.x,
         y: found.y,
+        count: 1,
     })
     .await?;
     ctx.after_change(

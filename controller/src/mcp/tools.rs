@@ -51,6 +51,10 @@ struct Click {
     /// The element's number, [n] in the last listing of this thread.
     #[schemars(range(min = 1))]
     n: i64,
+    /// A double-click (a double tap on a phone): opens a file manager's row, edits a grid's
+    /// cell, selects a word.
+    #[serde(default)]
+    double_click: bool,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -255,8 +259,8 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
             read_only: false,
             schema: schema_of::<Click>,
             read: |args| {
-                let Click { n } = read(args)?;
-                Ok(Action::Click(ClickAction { n }))
+                let Click { n, double_click } = read(args)?;
+                Ok(Action::Click(ClickAction { n, double_click }))
             },
         },
         Spec {
@@ -658,8 +662,23 @@ mod tests {
     fn numbers_sent_as_strings_or_whole_floats_are_taken_as_the_numbers_they_are() {
         for n in [json!("5"), json!(" 5 "), json!(5.0), json!(5)] {
             let read = call("browser_click", json!({ "n": n })).unwrap();
-            assert_eq!(read.action, Action::Click(ClickAction { n: 5 }), "{n}");
+            assert_eq!(
+                read.action,
+                Action::Click(ClickAction {
+                    n: 5,
+                    ..Default::default()
+                }),
+                "{n}"
+            );
         }
+        let read = call("browser_click", json!({"n": 2, "double_click": true})).unwrap();
+        assert_eq!(
+            read.action,
+            Action::Click(ClickAction {
+                n: 2,
+                double_click: true
+            })
+        );
         let read = call("browser_scroll", json!({"dy": "-300"})).unwrap();
         assert_eq!(read.action, Action::Scroll(ScrollAction { dy: -300.0 }));
         for n in [json!("five"), json!(5.5), json!(true)] {
@@ -789,7 +808,7 @@ mod tests {
         );
         assert!(error.contains("seven"), "{error}");
         assert!(
-            error.ends_with("; it takes n (required), thread, workspace"),
+            error.ends_with("; it takes double_click, n (required), thread, workspace"),
             "{error}"
         );
         let error = call("browser_click", json!({})).unwrap_err();

@@ -101,6 +101,7 @@ async fn bare_step(backend: &dyn Backend, session: &Option<Session>, site: &str,
                     session: session.clone(),
                     x: 110.0,
                     y: 35.0,
+                    ..Default::default()
                 })
                 .await
                 .unwrap();
@@ -168,7 +169,10 @@ fn action_for(step: Step, site: &str, reply: Option<&ActReply>) -> Action {
         Step::Navigate(path) => Action::Navigate(NavigateAction {
             url: format!("{site}{path}"),
         }),
-        Step::Click => Action::Click(ClickAction { n: number("Press") }),
+        Step::Click => Action::Click(ClickAction {
+            n: number("Press"),
+            ..Default::default()
+        }),
         Step::Type => Action::Type(TypeAction {
             n: number("q"),
             text: "hello world".into(),

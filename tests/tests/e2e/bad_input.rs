@@ -153,7 +153,10 @@ async fn element_numbers_outside_the_listing_are_refused_and_change_nothing() {
 
     for n in [0, -1, -7, count + 1, 10_000, i64::MAX, i64::MIN] {
         for action in [
-            Action::Click(ClickAction { n }),
+            Action::Click(ClickAction {
+                n,
+                ..Default::default()
+            }),
             Action::Type(TypeAction {
                 n,
                 text: "lost".into(),
@@ -175,7 +178,15 @@ async fn element_numbers_outside_the_listing_are_refused_and_change_nothing() {
         "bad numbers changed something"
     );
     // The listing still works: element 1 is clicked as it should be.
-    let clicked = system.act("el", Action::Click(ClickAction { n: 1 })).await;
+    let clicked = system
+        .act(
+            "el",
+            Action::Click(ClickAction {
+                n: 1,
+                ..Default::default()
+            }),
+        )
+        .await;
     assert!(
         clicked.text.starts_with("Clicked 'Press'"),
         "{}",

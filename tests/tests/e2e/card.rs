@@ -105,6 +105,7 @@ impl UserBrowser<'_> {
             session: self.session(),
             x,
             y,
+            ..Default::default()
         };
         self.worker.backend.tap(request).await.unwrap();
     }

@@ -52,7 +52,17 @@ async fn navigate(tool: &mut Tool, thread: &str, url: String) -> ActReply {
 }
 
 async fn click(tool: &mut Tool, thread: &str, n: i64) -> ActReply {
-    acted(tool, act(thread, Action::Click(ClickAction { n }))).await
+    acted(
+        tool,
+        act(
+            thread,
+            Action::Click(ClickAction {
+                n,
+                ..Default::default()
+            }),
+        ),
+    )
+    .await
 }
 
 async fn type_into(tool: &mut Tool, thread: &str, n: i64, text: &str) -> ActReply {
@@ -386,6 +396,7 @@ async fn web_components_are_listed_named_and_read_through_their_shadow_roots_and
             "w",
             Action::Click(ClickAction {
                 n: element(&dialog, "Full name"),
+                ..Default::default()
             }),
         ))
         .await
@@ -786,7 +797,13 @@ async fn what_a_dialog_covers_is_listed_as_covered_and_not_tapped_until_it_is_an
 
     // A tap on "Buy" would press the dialog's backdrop: refused, saying what is in the way.
     let refused = tool
-        .act(act("c", Action::Click(ClickAction { n: 2 })))
+        .act(act(
+            "c",
+            Action::Click(ClickAction {
+                n: 2,
+                ..Default::default()
+            }),
+        ))
         .await
         .expect_err("a covered button is not tapped");
     assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
@@ -1001,7 +1018,13 @@ async fn a_listing_made_stale_by_a_navigation_gives_a_clear_error() {
         .await
         .unwrap();
     let stale = tool
-        .act(act("s", Action::Click(ClickAction { n: press })))
+        .act(act(
+            "s",
+            Action::Click(ClickAction {
+                n: press,
+                ..Default::default()
+            }),
+        ))
         .await
         .unwrap_err();
     assert_eq!(stale.code(), tonic::Code::FailedPrecondition);
@@ -1012,7 +1035,13 @@ async fn a_listing_made_stale_by_a_navigation_gives_a_clear_error() {
     );
     for n in [0, -1, 99] {
         let error = tool
-            .act(act("s", Action::Click(ClickAction { n })))
+            .act(act(
+                "s",
+                Action::Click(ClickAction {
+                    n,
+                    ..Default::default()
+                }),
+            ))
             .await
             .unwrap_err();
         assert_eq!(
@@ -1036,7 +1065,13 @@ async fn a_listing_made_stale_by_a_navigation_gives_a_clear_error() {
         .await
         .unwrap();
     let reloaded = tool
-        .act(act("s", Action::Click(ClickAction { n: press })))
+        .act(act(
+            "s",
+            Action::Click(ClickAction {
+                n: press,
+                ..Default::default()
+            }),
+        ))
         .await
         .unwrap_err();
     assert!(
@@ -1296,5 +1331,69 @@ async fn a_key_says_where_the_focus_went() {
         "{}",
         past.text
     );
+    fleet.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_double_click_opens_what_a_click_only_selects_on_a_phone_and_a_desktop() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(1).await;
+    let mut tool = fleet.controller.tool().await;
+    for kind in [
+        profile_action::Kind::Mobile(true),
+        profile_action::Kind::Desktop(true),
+    ] {
+        let thread = if matches!(kind, profile_action::Kind::Mobile(_)) {
+            "d-mobile"
+        } else {
+            "d-desktop"
+        };
+        acted(
+            &mut tool,
+            act(
+                thread,
+                Action::Profile(ProfileAction {
+                    kind: Some(kind.clone()),
+                }),
+            ),
+        )
+        .await;
+        let files = navigate(
+            &mut tool,
+            thread,
+            format!("http://{site}/fixtures/files.html"),
+        )
+        .await;
+        click(&mut tool, thread, element(&files, "notes.txt")).await;
+        assert!(
+            extract(&mut tool, thread)
+                .await
+                .text
+                .contains("Nothing open."),
+            "{thread}: a click selects only"
+        );
+        let opened = acted(
+            &mut tool,
+            act(
+                thread,
+                Action::Click(ClickAction {
+                    n: element(&files, "report.pdf"),
+                    double_click: true,
+                }),
+            ),
+        )
+        .await;
+        assert!(
+            opened.text.starts_with("Double-clicked 'report.pdf'."),
+            "{thread}: {}",
+            opened.text
+        );
+        let read = extract(&mut tool, thread).await;
+        assert!(
+            read.text.contains("Opened report.pdf."),
+            "{thread}: {}",
+            read.text
+        );
+    }
     fleet.stop().await;
 }

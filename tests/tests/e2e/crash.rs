@@ -62,6 +62,7 @@ async fn a_sigkill_right_after_a_reply_loses_neither_its_listing_nor_its_frame_i
                 "crashing",
                 Action::Click(ClickAction {
                     n: element(&page, "Press"),
+                    ..Default::default()
                 }),
             ))
             .await

@@ -105,7 +105,16 @@ async fn click_list_and_fetch(address: SocketAddr, token_a: Option<&str>, site: 
     let listed = act(address, token_a, "dl", navigate(page.as_str())).await;
     let n = element(&listed, "Export report");
 
-    let clicked = act(address, token_a, "dl", Action::Click(ClickAction { n })).await;
+    let clicked = act(
+        address,
+        token_a,
+        "dl",
+        Action::Click(ClickAction {
+            n,
+            ..Default::default()
+        }),
+    )
+    .await;
     assert!(
         clicked
             .text

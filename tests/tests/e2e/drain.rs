@@ -154,7 +154,13 @@ async fn scenario() {
     let sign_in = element(&typed, "Sign in");
     let submitted = acted(
         &mut tool,
-        act("t-login", Action::Click(ClickAction { n: sign_in })),
+        act(
+            "t-login",
+            Action::Click(ClickAction {
+                n: sign_in,
+                ..Default::default()
+            }),
+        ),
     )
     .await;
     assert!(submitted.url.ends_with("/account"), "{}", submitted.url);

@@ -359,7 +359,13 @@ async fn chromium_killed_during_an_action_fails_it_clearly_and_the_next_relaunch
     let mut clicking = tool.clone();
     let click = tokio::spawn(async move {
         clicking
-            .act(act("k", Action::Click(ClickAction { n: start })))
+            .act(act(
+                "k",
+                Action::Click(ClickAction {
+                    n: start,
+                    ..Default::default()
+                }),
+            ))
             .await
     });
     Site::hit(&mut hits, "/hang").await;
@@ -421,7 +427,13 @@ async fn a_renderer_crash_is_reported_and_the_page_comes_back() {
     let mut clicking = tool.clone();
     let click = tokio::spawn(async move {
         clicking
-            .act(act("r", Action::Click(ClickAction { n: start })))
+            .act(act(
+                "r",
+                Action::Click(ClickAction {
+                    n: start,
+                    ..Default::default()
+                }),
+            ))
             .await
     });
     Site::hit(&mut hits, "/hang").await;
@@ -517,7 +529,13 @@ async fn a_worker_killed_mid_action_is_reported_marked_down_used_again_and_nothi
     let mut clicking = tool.clone();
     let click = tokio::spawn(async move {
         clicking
-            .act(act("w", Action::Click(ClickAction { n: count })))
+            .act(act(
+                "w",
+                Action::Click(ClickAction {
+                    n: count,
+                    ..Default::default()
+                }),
+            ))
             .await
     });
     Site::hit(&mut hits, "/count").await;
@@ -1217,7 +1235,13 @@ async fn a_click_that_starts_a_script_without_end_is_cut_short_and_the_page_answ
     // The page's thread is held: the worker ends the script once the page stops answering.
     let started = Instant::now();
     let refused = tool
-        .act(act("frozen", Action::Click(ClickAction { n: 1 })))
+        .act(act(
+            "frozen",
+            Action::Click(ClickAction {
+                n: 1,
+                ..Default::default()
+            }),
+        ))
         .await
         .expect_err("the click's script never yields");
     assert!(
@@ -1242,7 +1266,13 @@ async fn a_click_that_starts_a_script_without_end_is_cut_short_and_the_page_answ
     let started = Instant::now();
     let pressed = acted(
         &mut tool,
-        act("frozen", Action::Click(ClickAction { n: 2 })),
+        act(
+            "frozen",
+            Action::Click(ClickAction {
+                n: 2,
+                ..Default::default()
+            }),
+        ),
     )
     .await;
     assert!(
@@ -1384,6 +1414,7 @@ async fn hostile_pages_get_a_clear_reply_in_time_and_the_worker_stays_healthy() 
             "trap",
             Action::Click(ClickAction {
                 n: element(&trap, "Arm"),
+                ..Default::default()
             }),
         ),
     )

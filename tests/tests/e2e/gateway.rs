@@ -184,6 +184,7 @@ async fn ops_reach_the_phone_and_answers_come_back_by_id() {
                 session: session(),
                 x: 1.0,
                 y: 2.0,
+                ..Default::default()
             })
             .await
     });

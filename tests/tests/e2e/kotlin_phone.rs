@@ -92,6 +92,7 @@ async fn the_kotlin_phone_carries_out_ops_sent_through_the_real_gateway_on_a_rea
             session: session.clone(),
             x: 100.0,
             y: 30.0,
+            ..Default::default()
         })
         .await
         .unwrap();
@@ -138,6 +139,44 @@ async fn the_kotlin_phone_carries_out_ops_sent_through_the_real_gateway_on_a_rea
         state.url.ends_with("/second"),
         "the script's navigation took place"
     );
+    // A double tap: the page's dblclick, as a finger's two taps in a row give it.
+    backend
+        .navigate(NavigateRequest {
+            session: session.clone(),
+            url: format!("http://{site}/fixtures/files.html"),
+            timeout_ms: 0,
+        })
+        .await
+        .unwrap();
+    let centre = backend
+        .evaluate(EvaluateRequest {
+            session: session.clone(),
+            js: "() => { const r = document.querySelector('.file').getBoundingClientRect(); \
+                 return [r.x + r.width / 2, r.y + r.height / 2]; }"
+                .into(),
+            arg_json: "null".into(),
+        })
+        .await
+        .unwrap();
+    let [x, y]: [f64; 2] = serde_json::from_str(&centre.value_json).unwrap();
+    backend
+        .tap(TapRequest {
+            session: session.clone(),
+            x,
+            y,
+            count: 2,
+        })
+        .await
+        .unwrap();
+    let status = backend
+        .evaluate(EvaluateRequest {
+            session: session.clone(),
+            js: "() => document.getElementById('status').textContent".into(),
+            arg_json: "null".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(status.value_json, r#""Opened report.pdf.""#);
     let shot = backend
         .screenshot(ScreenshotRequest {
             session: session.clone(),
@@ -245,6 +284,7 @@ async fn the_kotlin_phone_keeps_one_tab_fetches_downloads_itself_and_keeps_its_c
                 session: session.clone(),
                 x,
                 y,
+                ..Default::default()
             })
             .await
             .unwrap();

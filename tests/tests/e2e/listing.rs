@@ -261,6 +261,7 @@ async fn scrolls_an_element_below_the_fold_into_view() {
         session: session("p"),
         x,
         y,
+        ..Default::default()
     })
     .await
     .unwrap();
@@ -300,6 +301,7 @@ async fn reaches_into_shadow_roots_frames_and_styled_checkboxes() {
         session: session("p"),
         x,
         y,
+        ..Default::default()
     })
     .await
     .unwrap();
@@ -423,6 +425,7 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
         session: session("p"),
         x,
         y,
+        ..Default::default()
     })
     .await
     .unwrap();
@@ -434,6 +437,7 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
         session: session("p"),
         x,
         y,
+        ..Default::default()
     })
     .await
     .unwrap();
@@ -464,6 +468,7 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
         session: session("m"),
         x,
         y,
+        ..Default::default()
     })
     .await
     .unwrap();
@@ -530,6 +535,7 @@ async fn elements_listed_alike_are_told_apart_by_their_rows() {
         session: session("p"),
         x,
         y,
+        ..Default::default()
     })
     .await
     .unwrap();

@@ -670,7 +670,10 @@ async fn dashboards_and_rules_name_only_exported_series() {
         act_on(
             "observed-worker",
             "playwright",
-            Action::Click(ClickAction { n: first.into() }),
+            Action::Click(ClickAction {
+                n: first.into(),
+                ..Default::default()
+            }),
         ),
     )
     .await;

@@ -240,7 +240,14 @@ where
     )
     .await;
     let (press, field) = (element(&page, "Press"), element(&page, "q"));
-    act("click", Action::Click(ClickAction { n: press })).await;
+    act(
+        "click",
+        Action::Click(ClickAction {
+            n: press,
+            ..Default::default()
+        }),
+    )
+    .await;
     act("extract after click", Action::Extract(ExtractAction {})).await;
     act(
         "type",
@@ -374,6 +381,7 @@ where
     .await;
     act("key Shift+Enter", key("Shift+Enter")).await;
     act("key shift+b", key("shift+b")).await;
+    act("key Shift+1", key("Shift+1")).await;
     act("key Control+s", key("Control+s")).await;
     act("key Enter to send", key("Enter")).await;
     act(
@@ -387,6 +395,31 @@ where
     act("key Control+a", key("Control+a")).await;
     act("key Backspace", key("Backspace")).await;
     act("extract chat", Action::Extract(ExtractAction {})).await;
+    // A double-click (a double tap on the phone) opens a file; a click only selects one.
+    let files = act(
+        "navigate files",
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}/fixtures/files.html"),
+        }),
+    )
+    .await;
+    act(
+        "click a file",
+        Action::Click(ClickAction {
+            n: element(&files, "notes.txt"),
+            double_click: false,
+        }),
+    )
+    .await;
+    act(
+        "double-click a file",
+        Action::Click(ClickAction {
+            n: element(&files, "report.pdf"),
+            double_click: true,
+        }),
+    )
+    .await;
+    act("extract files", Action::Extract(ExtractAction {})).await;
     // The page's dialogs are answered at once, alike (OK, a prompt's own default), and the
     // next listing says what they said.
     let dialogs = act(
@@ -400,6 +433,7 @@ where
         "click a button that asks first",
         Action::Click(ClickAction {
             n: element(&dialogs, "Delete \"Buy milk\""),
+            ..Default::default()
         }),
     )
     .await;
@@ -407,6 +441,7 @@ where
         "click a button that prompts",
         Action::Click(ClickAction {
             n: element(&dialogs, "Rename"),
+            ..Default::default()
         }),
     )
     .await;
@@ -419,6 +454,7 @@ where
         "click a button whose form asks first",
         Action::Click(ClickAction {
             n: element(&dialogs, "Empty the list"),
+            ..Default::default()
         }),
     )
     .await;
@@ -557,7 +593,7 @@ async fn run_on_both_backends(system: &mut System) {
     );
     let chat = &step("extract chat").text;
     for said in [
-        "Sent: first line / B",
+        "Sent: first line / B!",
         "Draft saved: 2 lines.",
         "Last key: Backspace (Backspace)",
     ] {
@@ -571,6 +607,31 @@ async fn run_on_both_backends(system: &mut System) {
         step("key Control+s").text.starts_with("Pressed Control+s"),
         "{:?}",
         step("key Control+s")
+    );
+    // What the page did with them, and the focus each key left in the box.
+    assert!(
+        step("key Shift+1").text.starts_with(
+            "Pressed Shift+1. The focus is on [1] textarea \"Message\" = \"first line\\nB!\"."
+        ),
+        "{:?}",
+        step("key Shift+1").text
+    );
+    let opened = &step("extract files").text;
+    assert!(opened.contains("Opened report.pdf."), "{opened}");
+    assert!(
+        step("double-click a file")
+            .text
+            .contains("button \"report.pdf\" (pressed)"),
+        "{}",
+        step("double-click a file").text
+    );
+    assert!(
+        step("click a file")
+            .text
+            .starts_with("Clicked 'notes.txt'.")
+            && !step("click a file").text.contains("Opened"),
+        "{}",
+        step("click a file").text
     );
     let extracted = &step("extract after the dialogs").text;
     assert!(extracted.contains("renamed to Buy oat milk"), "{extracted}");

@@ -271,7 +271,13 @@ async fn a_recording_thread_replays_every_frame_in_order_with_its_actions_to_its
     expected.push(s);
     let press = element(&opened, "Press");
     let steps = [
-        ("click", Action::Click(ClickAction { n: press })),
+        (
+            "click",
+            Action::Click(ClickAction {
+                n: press,
+                ..Default::default()
+            }),
+        ),
         ("scroll", Action::Scroll(ScrollAction { dy: 300.0 })),
         ("scroll", Action::Scroll(ScrollAction { dy: -300.0 })),
         ("key", Action::Key(KeyAction { key: "Tab".into() })),

@@ -206,7 +206,13 @@ async fn a_login_survives_every_stop_of_serve() {
         let sign_in = element(&page, "Sign in");
         let home = acted(
             &mut tool,
-            act("login", Action::Click(ClickAction { n: sign_in })),
+            act(
+                "login",
+                Action::Click(ClickAction {
+                    n: sign_in,
+                    ..Default::default()
+                }),
+            ),
         )
         .await;
         assert!(
@@ -344,6 +350,7 @@ async fn a_login_survives_every_stop_of_the_worker() {
                 session: session("login"),
                 x: 110.0,
                 y: 35.0,
+                ..Default::default()
             })
             .await
             .expect("tap Sign in");

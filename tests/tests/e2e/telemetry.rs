@@ -288,7 +288,10 @@ async fn scenario(agent: &mut Agent, site: SocketAddr, thread: &str, backend: &s
         .act(
             thread,
             backend,
-            Action::Click(ClickAction { n: press }),
+            Action::Click(ClickAction {
+                n: press,
+                ..Default::default()
+            }),
             trace,
         )
         .await;

@@ -251,7 +251,10 @@ fn action_of(name: &str, site: SocketAddr) -> Action {
             url: format!("http://{site}/second"),
         }),
         "extract" => Action::Extract(ExtractAction {}),
-        "click" => Action::Click(ClickAction { n: 1 }),
+        "click" => Action::Click(ClickAction {
+            n: 1,
+            ..Default::default()
+        }),
         "type" => Action::Type(TypeAction {
             n: 1,
             text: "typed by b".into(),

@@ -294,7 +294,10 @@ async fn steps(
         thread,
         run,
         "check",
-        Action::Click(ClickAction { n: checkbox }),
+        Action::Click(ClickAction {
+            n: checkbox,
+            ..Default::default()
+        }),
     )
     .await?;
     // Dojo's says "0 item left".
@@ -313,7 +316,10 @@ async fn steps(
         thread,
         run,
         "clear",
-        Action::Click(ClickAction { n: clear }),
+        Action::Click(ClickAction {
+            n: clear,
+            ..Default::default()
+        }),
     )
     .await?;
     let gone = |text: &str| !text.contains(TODO_TEXT);

@@ -144,7 +144,17 @@ async fn try_act(tool: &mut Tool, thread: &str, action: Action) -> Result<ActRep
 async fn send(tool: &mut Tool, thread: &str, listed: &ActReply, received: &Received) -> Vec<Part> {
     let before = received.lock().unwrap().len();
     let n = element(listed, "Send");
-    let sent = acted(tool, act(thread, Action::Click(ClickAction { n }))).await;
+    let sent = acted(
+        tool,
+        act(
+            thread,
+            Action::Click(ClickAction {
+                n,
+                ..Default::default()
+            }),
+        ),
+    )
+    .await;
     assert_eq!(sent.title, "Received", "the form was posted: {}", sent.text);
     let received = received.lock().unwrap();
     assert_eq!(received.len(), before + 1, "one post");
@@ -393,7 +403,17 @@ async fn a_download_of_the_workspace_and_files_over_http_and_mcp_stdio_are_uploa
     )
     .await;
     let n = element(&listed, "Export report");
-    let clicked = acted(&mut tool, act("ws", Action::Click(ClickAction { n }))).await;
+    let clicked = acted(
+        &mut tool,
+        act(
+            "ws",
+            Action::Click(ClickAction {
+                n,
+                ..Default::default()
+            }),
+        ),
+    )
+    .await;
     assert!(
         clicked.text.contains("Downloaded report.bin"),
         "{}",
@@ -689,7 +709,14 @@ async fn the_same_upload_on_the_kotlin_phone_as_on_a_worker() {
         assert_eq!(uploaded.backend, expected);
         let send = element(&uploaded, "Send");
         let before = received.lock().unwrap().len();
-        let sent = acted(&mut tool, on(Action::Click(ClickAction { n: send }))).await;
+        let sent = acted(
+            &mut tool,
+            on(Action::Click(ClickAction {
+                n: send,
+                ..Default::default()
+            })),
+        )
+        .await;
         assert_eq!(sent.title, "Received", "{backend}: {}", sent.text);
         let parts = received.lock().unwrap()[before].clone();
         assert_eq!(

@@ -416,7 +416,15 @@ async fn redirects_javascript_subresources_links_and_fetch_hops_are_refused_on_t
         .find(|e| e.label == "Steal the secret")
         .expect("the link is listed")
         .n as i64;
-    let (code, text) = outcome(&mut tool, "t", Action::Click(ClickAction { n })).await;
+    let (code, text) = outcome(
+        &mut tool,
+        "t",
+        Action::Click(ClickAction {
+            n,
+            ..Default::default()
+        }),
+    )
+    .await;
     assert!(
         text.contains("Refused by the URL policy: 127.0.0.1 is a loopback address"),
         "click ({code:?}): {text}"

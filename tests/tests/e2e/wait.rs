@@ -368,7 +368,13 @@ async fn an_actions_listing_comes_after_the_transition_it_started() {
     assert_eq!(labels(&reply), ["Language", "English", "French"]);
     let reply = acted(
         &mut tool,
-        act("waiting", Action::Click(ClickAction { n: 3 })),
+        act(
+            "waiting",
+            Action::Click(ClickAction {
+                n: 3,
+                ..Default::default()
+            }),
+        ),
     )
     .await;
     assert_eq!(labels(&reply), ["Language: French"], "{}", reply.text);
@@ -389,7 +395,13 @@ async fn an_actions_listing_comes_after_the_transitions_each_ending_one_starts()
     );
     let reply = acted(
         &mut tool,
-        act("waiting", Action::Click(ClickAction { n: 2 })),
+        act(
+            "waiting",
+            Action::Click(ClickAction {
+                n: 2,
+                ..Default::default()
+            }),
+        ),
     )
     .await;
     assert!(
@@ -480,7 +492,13 @@ async fn navigate_and_click_wait_for_what_an_app_sends_over_its_websocket() {
     assert_eq!(labels(&reply), ["Amount", "Compute"], "{}", reply.text);
     let reply = acted(
         &mut tool,
-        act("waiting", Action::Click(ClickAction { n: 2 })),
+        act(
+            "waiting",
+            Action::Click(ClickAction {
+                n: 2,
+                ..Default::default()
+            }),
+        ),
     )
     .await;
     assert_eq!(
@@ -591,7 +609,13 @@ async fn an_answer_in_a_field_is_waited_for_and_read_and_a_password_is_not() {
     let ask = element(&opened, "Ask");
     acted(
         &mut tool,
-        act("waiting", Action::Click(ClickAction { n: ask })),
+        act(
+            "waiting",
+            Action::Click(ClickAction {
+                n: ask,
+                ..Default::default()
+            }),
+        ),
     )
     .await;
     let waited = acted(&mut tool, act("waiting", wait(10.0, "answer is 42"))).await;
@@ -636,6 +660,7 @@ async fn a_request_held_open_since_before_an_action_does_not_hold_it_to_its_boun
             "waiting",
             Action::Click(ClickAction {
                 n: element(&opened, "Press"),
+                ..Default::default()
             }),
         ),
     )
@@ -656,7 +681,13 @@ async fn a_websocket_that_never_stops_does_not_hold_an_action_to_its_bound() {
     let started = Instant::now();
     let reply = acted(
         &mut tool,
-        act("waiting", Action::Click(ClickAction { n: 1 })),
+        act(
+            "waiting",
+            Action::Click(ClickAction {
+                n: 1,
+                ..Default::default()
+            }),
+        ),
     )
     .await;
     let took = started.elapsed();

@@ -47,6 +47,7 @@ async fn tap(backend: &GrpcBackend, page: &str, x: f64, y: f64) {
             session: session(page),
             x,
             y,
+            ..Default::default()
         })
         .await
         .expect("tap");
@@ -702,6 +703,7 @@ async fn bad_input_gets_a_clear_error_and_changes_nothing() {
             session: session("x"),
             x: 1280.0,
             y: 10.0,
+            ..Default::default()
         })
         .await
         .unwrap_err();

@@ -27,7 +27,7 @@ pub async fn run(page: &PageHandle, request: &UploadRequest) -> Result<UploadRep
     let mut opened = page.page.event_listener::<EventFileChooserOpened>().await?;
     intercept(page, true).await?;
     let outcome = async {
-        super::tap::dispatch(page, request.x, request.y).await?;
+        super::tap::dispatch(page, request.x, request.y, 1).await?;
         let chooser = tokio::time::timeout(CHOOSER_WAIT, opened.next())
             .await
             .ok()

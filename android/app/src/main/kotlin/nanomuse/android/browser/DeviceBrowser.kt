@@ -185,7 +185,7 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         throw BrowserException.precondition("the page raised an error: ${reply["error"] ?: "an exception"}")
     }
 
-    override fun tap(x: Double, y: Double) {
+    override fun tap(x: Double, y: Double, count: Int) {
         val page = needPage()
         val (width, height) = onMain("tap") { viewportCss(page) }
         if (x >= width || y >= height) {
@@ -194,21 +194,24 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         val viewport = viewport(page)
         val px = ((x - viewport.left) * viewport.scale * viewport.dpr).toFloat()
         val py = ((y - viewport.top) * viewport.scale * viewport.dpr).toFloat()
-        val done = CompletableFuture<Unit>()
-        onMain("tap") {
-            val downTime = SystemClock.uptimeMillis()
-            touch(page.view, downTime, downTime, MotionEvent.ACTION_DOWN, px, py)
-            // The UP a finger's moment later, with the same downTime: Chromium sees a tap.
-            main.postDelayed({
-                try {
-                    touch(page.view, downTime, SystemClock.uptimeMillis(), MotionEvent.ACTION_UP, px, py)
-                    done.complete(Unit)
-                } catch (e: RuntimeException) {
-                    done.completeExceptionally(e)
-                }
-            }, TAP_MS)
+        // A double tap's second DOWN follows the first UP at once, well within the double-tap time.
+        repeat(count) {
+            val done = CompletableFuture<Unit>()
+            onMain("tap") {
+                val downTime = SystemClock.uptimeMillis()
+                touch(page.view, downTime, downTime, MotionEvent.ACTION_DOWN, px, py)
+                // The UP a finger's moment later, with the same downTime: Chromium sees a tap.
+                main.postDelayed({
+                    try {
+                        touch(page.view, downTime, SystemClock.uptimeMillis(), MotionEvent.ACTION_UP, px, py)
+                        done.complete(Unit)
+                    } catch (e: RuntimeException) {
+                        done.completeExceptionally(e)
+                    }
+                }, TAP_MS)
+            }
+            await(done, MAIN_TIMEOUT_MS) { BrowserException.timeout("tap timed out after $MAIN_TIMEOUT_MS ms") }
         }
-        await(done, MAIN_TIMEOUT_MS) { BrowserException.timeout("tap timed out after $MAIN_TIMEOUT_MS ms") }
     }
 
     override fun type(text: String) {
@@ -446,7 +449,7 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         val pending = PendingChooser(uris, files.size)
         onMain("upload") { page.chooser = pending }
         try {
-            tap(x, y)
+            tap(x, y, 1)
             return await(pending.answered, UploadFile.CHOOSER_WAIT_MS) { BrowserException.precondition(UploadFile.NO_CHOOSER) }
         } finally {
             onMain("upload") { if (page.chooser === pending) page.chooser = null }

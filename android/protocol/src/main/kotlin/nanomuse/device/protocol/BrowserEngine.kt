@@ -18,7 +18,8 @@ interface BrowserEngine {
     /** Runs `(js)(arg)` in the page, awaiting a Promise; returns the JSON text of the value. */
     fun evaluate(js: String, argJson: String): String
 
-    fun tap(x: Double, y: Double)
+    /** [count] taps in a row at ([x], [y]), CSS px: 2 is a double tap (the page's `dblclick`). */
+    fun tap(x: Double, y: Double, count: Int)
 
     /** Fills the focused element with [text] through the page's own setter + input/change. */
     fun type(text: String)

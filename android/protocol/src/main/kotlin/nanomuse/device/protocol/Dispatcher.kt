@@ -93,7 +93,9 @@ class Dispatcher(
             if (!x.isFinite() || !y.isFinite() || x < 0 || y < 0) {
                 throw BrowserException.invalid("($x, $y) is outside the viewport")
             }
-            engine.tap(x, y)
+            val count = args.nonNegative("count") ?: 1
+            if (count > MAX_TAPS) throw BrowserException.invalid("a tap is repeated at most $MAX_TAPS times in a row, not $count")
+            engine.tap(x, y, count.coerceAtLeast(1).toInt())
             linkedMapOf()
         }
         "type" -> {
@@ -266,6 +268,8 @@ class Dispatcher(
         const val MAX_SCRIPT_CHARS = 1024 * 1024
         const val MAX_TEXT_CHARS = 100_000
         const val MAX_SCROLL_PX = 100_000.0
+        /** The most taps in a row (a triple-click), as the worker. */
+        const val MAX_TAPS = 3L
 
         private val METHOD = Regex("[A-Za-z]{1,16}")
         private val HEADER_NAME = Regex("[!#$%&'*+.^_`|~0-9A-Za-z-]+")

@@ -37,6 +37,7 @@ fun dispatcherTests() {
         assertEquals("json", evaluated["encoded"])
         assertEquals(mapOf("js" to "(a) => a.n + 1", "arg" to mapOf("n" to 1L)), Json.parse(evaluated["value"] as String))
         assertEquals(emptyMap<String, Any?>(), d.run("tap", mapOf("x" to 10.5, "y" to 20L)).expectOk())
+        check(engine.calls.contains("tap[10.5, 20.0, 1]")) { "${engine.calls}" }
         d.run("type", mapOf("text" to "hello")).expectOk()
         d.run("key", mapOf("key" to "Return")).expectOk()
         d.run("scroll", mapOf("dy" to -300L)).expectOk()
@@ -98,6 +99,15 @@ fun dispatcherTests() {
         assertEquals(listOf("settle[30000]", "settle[60000]", "screenshot[70]", "navigate[about:blank, 30000]"), engine.calls.drop(1))
     }
 
+    test("dispatcher: a tap's count reaches the engine: one tap unless told") {
+        val engine = FakeEngine()
+        val d = Dispatcher(engine, "p")
+        d.run("open", mapOf("mobile" to true, "width" to 412L, "height" to 915L)).expectOk()
+        d.run("tap", mapOf("x" to 1L, "y" to 2L, "count" to 2L)).expectOk()
+        d.run("tap", mapOf("x" to 1L, "y" to 2L, "count" to 0L)).expectOk()
+        assertEquals(listOf("tap[1.0, 2.0, 2]", "tap[1.0, 2.0, 1]"), engine.calls.drop(1))
+    }
+
     test("dispatcher: an unknown op, bad args and a wrong op kind are invalid_argument") {
         val d = Dispatcher(FakeEngine(), "p")
         d.run("fly").expectFailed(ErrorCode.INVALID_ARGUMENT, "unknown browser op \"fly\"")
@@ -107,6 +117,7 @@ fun dispatcherTests() {
         d.run("navigate", mapOf("url" to "javascript:alert(1)")).expectFailed(ErrorCode.INVALID_ARGUMENT, "javascript: URLs")
         d.run("tap", mapOf("x" to "1", "y" to 2L)).expectFailed(ErrorCode.INVALID_ARGUMENT, "tap needs x (a number)")
         d.run("tap", mapOf("x" to -1L, "y" to 2L)).expectFailed(ErrorCode.INVALID_ARGUMENT, "outside the viewport")
+        d.run("tap", mapOf("x" to 1L, "y" to 2L, "count" to 4L)).expectFailed(ErrorCode.INVALID_ARGUMENT, "at most 3 times in a row, not 4")
         d.run("type", mapOf("text" to 5L)).expectFailed(ErrorCode.INVALID_ARGUMENT, "type needs text (a string)")
         d.run("key", mapOf("key" to "Hyper")).expectFailed(ErrorCode.INVALID_ARGUMENT, "unknown key \"Hyper\"")
         d.run("scroll", mapOf("dy" to 1e9)).expectFailed(ErrorCode.INVALID_ARGUMENT, "out of range")

@@ -47,7 +47,7 @@ class FakeEngine : BrowserEngine {
         Json.write(mapOf("js" to js, "arg" to Json.parse(argJson)))
     }
 
-    override fun tap(x: Double, y: Double) = call("tap", x, y) { needPage() }
+    override fun tap(x: Double, y: Double, count: Int) = call("tap", x, y, count) { needPage() }
     override fun type(text: String) = call("type", text) { needPage() }
     override fun key(key: Key) = call("key", key.key) { needPage() }
     override fun scroll(dy: Double) = call("scroll", dy) { needPage() }

@@ -171,7 +171,7 @@ class CdpBrowser(
         throw BrowserException.precondition("the page raised an error: ${reply["error"] ?: "an exception"}")
     }
 
-    override fun tap(x: Double, y: Double) {
+    override fun tap(x: Double, y: Double, count: Int) {
         val page = needPage()
         val profile = profile
         if (x >= profile.width || y >= profile.height) {
@@ -179,11 +179,14 @@ class CdpBrowser(
         }
         val viewport = viewport(page)
         val point = mapOf("x" to (x - viewport.left) * viewport.scale, "y" to (y - viewport.top) * viewport.scale)
-        page.call("Input.dispatchTouchEvent", mapOf("type" to "touchStart", "touchPoints" to listOf(point)))
-        // The UP a finger's moment later, as the phone sends it. touchEnd needs its (empty)
-        // touchPoints or Chromium answers -32602.
-        Thread.sleep(TAP_MS)
-        page.call("Input.dispatchTouchEvent", mapOf("type" to "touchEnd", "touchPoints" to emptyList<Any>()))
+        repeat(count) {
+            page.call("Input.dispatchTouchEvent", mapOf("type" to "touchStart", "touchPoints" to listOf(point)))
+            // The UP a finger's moment later, as the phone sends it. touchEnd needs its (empty)
+            // touchPoints or Chromium answers -32602. A double tap's second DOWN follows its
+            // UP at once, well within the double-tap time.
+            Thread.sleep(TAP_MS)
+            page.call("Input.dispatchTouchEvent", mapOf("type" to "touchEnd", "touchPoints" to emptyList<Any>()))
+        }
     }
 
     /** DeviceBrowser.type: the setter path, else the editor's insertText over the selected text. */
@@ -371,7 +374,7 @@ class CdpBrowser(
         page.chooser = chooser
         page.call("Page.setInterceptFileChooserDialog", mapOf("enabled" to true))
         try {
-            tap(x, y)
+            tap(x, y, 1)
             val opened = await(chooser, UploadFile.CHOOSER_WAIT_MS) { BrowserException.precondition(UploadFile.NO_CHOOSER) }
             val multiple = opened["mode"] == "selectMultiple"
             if (!multiple && files.size > 1) throw UploadFile.tooMany(files.size)
