@@ -1039,6 +1039,9 @@
       // For fill_focused.js: the editor a focused field types into, if it is one's.
       editorOf: (field) => readable(() => editorOf(field)),
       details: elements.map(({ label, kind }) => ({ label, kind })),
+      // For resolve.js: the label a person reads for a toggle (tied to it, or beside it), where
+      // a double-click on it goes.
+      labelOfToggle: (field) => readable(() => (field.labels && field.labels[0]) || untiedLabelBeside(field)) || null,
       // For resolve.js: what holds the focus a field was refused, in words.
       describe: (el) => readable(() => describe(el)),
       // For resolve.js: what lies over an element where it is about to be tapped, in words.

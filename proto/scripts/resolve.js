@@ -7,8 +7,13 @@
   }
   const count = listing.elements.length;
   if (!Number.isInteger(args.n) || args.n < 1 || args.n > count) return { error: 'missing', count };
-  const el = listing.elements[args.n - 1];
   const { label, kind } = listing.details[args.n - 1];
+  const field = (listing.fields && listing.fields[args.n - 1]) || listing.elements[args.n - 1];
+  // A double-click on a toggle is meant for the item its label names (a todo to edit, a file
+  // to open), not for two ticks: it goes to the label a person reads for the box.
+  const labelled = args.double && ['checkbox', 'radio', 'switch'].includes(kind) && listing.labelOfToggle
+    ? listing.labelOfToggle(field) : null;
+  const el = labelled && labelled.getClientRects().length > 0 ? labelled : listing.elements[args.n - 1];
   // An element of a frame that navigated away or was removed still thinks it is connected.
   let view = el.ownerDocument.defaultView;
   if (!el.isConnected || !view) return { error: 'detached' };
@@ -16,7 +21,6 @@
     if (!w.frameElement || !w.frameElement.isConnected) return { error: 'detached' };
   }
   if (args.scroll) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-  const field = (listing.fields && listing.fields[args.n - 1]) || el;
   // A dropdown the page draws (listed as a select, but no <select>): typing chooses in it by
   // opening it and tapping the option.
   const drawn = kind === 'select' && field.localName !== 'select';

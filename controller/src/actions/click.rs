@@ -3,11 +3,16 @@
 
 use nanomuse_proto::{ActReply, ClickAction, TapRequest};
 
-use super::{Ctx, quoted};
+use super::{Aim, Ctx, quoted};
 use crate::error::Result;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
-    let found = ctx.element(action.n, false).await?;
+    let aim = if action.double_click {
+        Aim::DoubleTap
+    } else {
+        Aim::Tap
+    };
+    let found = ctx.element(action.n, aim).await?;
     ctx.op(TapRequest {
         session: ctx.session(),
         x: found.x,

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use nanomuse_proto::{ActReply, KeyRequest, TapRequest};
 use serde_json::Value;
 
-use super::{Ctx, quoted};
+use super::{Aim, Ctx, quoted};
 use crate::error::{ControllerError, Result};
 use crate::listing::{ListedElement, Listing};
 
@@ -44,7 +44,7 @@ pub async fn choose(
     let open_already = shown_before.is_some_and(|e| e.state.contains("(expanded)"));
     if !open_already {
         // Looked up as a finger presses it: nothing may lie over it.
-        let dropdown = ctx.element(n, false).await?;
+        let dropdown = ctx.element(n, Aim::Tap).await?;
         ctx.evaluate(KEEP_LISTED, Value::Null).await?;
         ctx.op(TapRequest {
             session: ctx.session(),
@@ -105,7 +105,7 @@ pub async fn choose(
             )));
         }
     };
-    let found = ctx.element(option.into(), false).await?;
+    let found = ctx.element(option.into(), Aim::Tap).await?;
     ctx.op(TapRequest {
         session: ctx.session(),
         x: found.x,

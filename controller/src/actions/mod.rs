@@ -53,6 +53,17 @@ pub struct PendingFrame {
 /// A picture asked for beside a settle, still on its way.
 pub type EarlyShot = tokio::task::JoinHandle<std::result::Result<ScreenshotReply, BackendError>>;
 
+/// What an action does with the element it finds (see `Ctx::element`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Aim {
+    /// Taps it: refused where something lies over it.
+    Tap,
+    /// Double-clicks it: a toggle's label, where it has one (the item the label names).
+    DoubleTap,
+    /// Types into it through its focus.
+    Focus,
+}
+
 /// What an action works with: the thread, its backend and the controller's stores.
 pub struct Ctx<'a> {
     pub backend: Arc<dyn Backend>,
@@ -591,8 +602,9 @@ impl Ctx<'_> {
     }
 
     /// Finds element `n` of the thread's last listing on the page: scrolled into view, and
-    /// focused when asked. Element numbers of a listing the page no longer has are refused.
-    async fn element(&self, n: i64, focus: bool) -> Result<listing::Found> {
+    /// focused when that is the aim. Element numbers of a listing the page no longer has are
+    /// refused.
+    async fn element(&self, n: i64, aim: Aim) -> Result<listing::Found> {
         let Some(listing) = self.store.listing(self.tenant, self.thread)? else {
             return Err(no_listing());
         };
@@ -605,8 +617,9 @@ impl Ctx<'_> {
                 listing::RESOLVE_JS,
                 // A field is typed into through its focus, which nothing over it blocks; a tap
                 // lands on what lies over the element.
-                json!({"listing_id": listing.id, "n": n, "scroll": true, "focus": focus,
-                    "tap": !focus}),
+                json!({"listing_id": listing.id, "n": n, "scroll": true,
+                    "focus": aim == Aim::Focus, "tap": aim != Aim::Focus,
+                    "double": aim == Aim::DoubleTap}),
             )
             .await?;
         let mut why = if *self.reopened.lock().await {

@@ -7,7 +7,7 @@
 
 use nanomuse_proto::{ActReply, TypeAction, TypeRequest};
 
-use super::{Ctx, drawn_dropdown, quoted};
+use super::{Aim, Ctx, drawn_dropdown, quoted};
 use crate::error::{ControllerError, Result};
 use crate::listing::{ListedElement, Listing};
 
@@ -26,7 +26,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
     if let Some(listing) = &listing {
         refuse_what_takes_no_text(listing, action.n)?;
     }
-    let found = ctx.element(action.n, true).await?;
+    let found = ctx.element(action.n, Aim::Focus).await?;
     if found.drawn {
         return drawn_dropdown::choose(ctx, action.n, &found.label, &action.text, listing.as_ref())
             .await;

@@ -10,7 +10,7 @@ use nanomuse_proto::upload::{self, MAX_FILE_BYTES, MAX_FILES, human_size};
 use nanomuse_proto::{ActReply, BackendError, UploadAction, UploadFile, UploadRequest};
 use serde_json::json;
 
-use super::{Ctx, quoted};
+use super::{Aim, Ctx, quoted};
 use crate::app::Controller;
 use crate::error::{ControllerError, Result};
 
@@ -108,7 +108,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: UploadAction) -> Result<ActReply> {
         ));
     }
     check_files(&action.files)?;
-    let crate::listing::Found { x, y, label, .. } = ctx.element(action.n, false).await?;
+    let crate::listing::Found { x, y, label, .. } = ctx.element(action.n, Aim::Tap).await?;
     // A tap on a link, a submit or a reset button does what it does whether a chooser opens
     // or not: such an element is refused before the tap, so a wrong n changes nothing.
     let target = ctx.evaluate(TARGET_JS, json!({"x": x, "y": y})).await?;

@@ -1394,6 +1394,30 @@ async fn a_double_click_opens_what_a_click_only_selects_on_a_phone_and_a_desktop
             "{thread}: {}",
             read.text
         );
+        // On a todo's tick, the double-click is for the todo its label names: edited, not
+        // ticked twice.
+        let edited = acted(
+            &mut tool,
+            act(
+                thread,
+                Action::Click(ClickAction {
+                    n: element(&files, "Buy milk"),
+                    double_click: true,
+                }),
+            ),
+        )
+        .await;
+        assert!(
+            edited.text.contains("checkbox \"Buy milk\" (unchecked)"),
+            "{thread}: {}",
+            edited.text
+        );
+        let read = extract(&mut tool, thread).await;
+        assert!(
+            read.text.contains("Editing Buy milk."),
+            "{thread}: {}",
+            read.text
+        );
     }
     fleet.stop().await;
 }
