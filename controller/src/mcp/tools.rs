@@ -255,7 +255,8 @@ static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
                 that changed since the listing gives an error asking to look again, never a \
                 click on the wrong element; an element listed (covered) lies under something \
                 else (a dialog, a cookie banner): answer that first. A click on a select \
-                names its options; browser_type chooses one.",
+                names its options; browser_type chooses one. double_click: true double-clicks \
+                (a double tap on a phone): a file's row opens, a todo's label edits it.",
             read_only: false,
             schema: schema_of::<Click>,
             read: |args| {
