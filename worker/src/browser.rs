@@ -113,10 +113,16 @@ impl LiveBrowser {
         args.push("about:blank");
         // How long a command may go unanswered, on chromiumoxide's connection and on ours.
         let command_timeout = config.timeout() + Duration::from_secs(5);
+        // Where a launch's time goes, against Chromium's own start (its DevTools line).
+        let clock = std::time::Instant::now();
         let started =
             chromium::start(&chromium::real_binary(&config.chromium), profile_dir, &args).await?;
+        let devtools_ms = clock.elapsed().as_millis() as u64;
         let mut process = started.child;
         let handler_config = HandlerConfig {
+            // chromiumoxide's default tells every page to take any certificate: a network
+            // that impersonates a site would be handed the logins typed into it.
+            ignore_https_errors: false,
             viewport: None,
             request_timeout: command_timeout,
             ..HandlerConfig::default()
@@ -139,6 +145,7 @@ impl LiveBrowser {
             }
         };
 
+        let connected_ms = clock.elapsed().as_millis() as u64;
         let alive = Arc::new(AtomicBool::new(true));
         let handler_alive = alive.clone();
         let page_index = PageIndex::default();
@@ -224,6 +231,12 @@ impl LiveBrowser {
                 return Err(error);
             }
         };
+        tracing::debug!(
+            devtools_ms,
+            connected_ms,
+            set_up_ms = clock.elapsed().as_millis() as u64,
+            "chromium started, connected, set up"
+        );
         let mut tasks = vec![handler_task, downloads_task, crashes];
         tasks.extend(new_windows);
         Ok(Self {
