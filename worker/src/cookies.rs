@@ -67,15 +67,12 @@ impl CookieSnapshots {
             .side
             .call(None, "Storage.getCookies", json!({}))
             .await?;
-        let cookies =
-            serde_json::to_vec(&reply.get("cookies").cloned().unwrap_or_else(|| json!([])))
-                .unwrap_or_default();
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        cookies.hash(&mut hasher);
-        let digest = hasher.finish();
+        let jar = reply.get("cookies").cloned().unwrap_or_else(|| json!([]));
+        let digest = digest(&jar);
         if *last_written == Some(digest) {
             return Ok(());
         }
+        let cookies = serde_json::to_vec(&jar).unwrap_or_default();
         let temporary = self.path.with_extension("json.tmp");
         // Session cookies are credentials: readable by the worker alone, as Chromium keeps
         // its own cookie store.
@@ -99,6 +96,26 @@ impl CookieSnapshots {
         let _ = self.last_written.lock().await;
         let _ = tokio::fs::remove_file(&self.path).await;
     }
+}
+
+/// How long a cookie's expiry may move on before the snapshot is written again for it alone.
+const EXPIRY_STEP_SECONDS: f64 = 60.0;
+
+/// What decides whether the jar must be written again: every cookie as it is, but its expiry
+/// to the [`EXPIRY_STEP_SECONDS`]. A site that sets `Max-Age` on every response (a session
+/// kept alive) moves expiries on at each request; writing and syncing the file for each would
+/// cost every such op a disk flush, while a crash without it restores the cookie to expire at
+/// most that step earlier.
+fn digest(jar: &Value) -> u64 {
+    let mut coarse = jar.clone();
+    for cookie in coarse.as_array_mut().into_iter().flatten() {
+        if let Some(expires) = cookie.get("expires").and_then(Value::as_f64) {
+            cookie["expires"] = json!((expires / EXPIRY_STEP_SECONDS).floor());
+        }
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    coarse.to_string().hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Puts the cookies of a snapshot left by a crashed browser (or a profile moved here) back;
@@ -147,4 +164,32 @@ fn cookie_param(cookie: &Value) -> Option<Value> {
         param["expires"] = expires.clone();
     }
     Some(param)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jar(value: &str, expires: f64) -> Value {
+        json!([{"name": "sid", "value": value, "domain": "a.test", "path": "/",
+            "expires": expires, "session": false}])
+    }
+
+    #[test]
+    fn an_expiry_moved_on_within_its_step_needs_no_new_snapshot() {
+        let base = 60.0 * 28_888_888.0;
+        assert_eq!(
+            digest(&jar("x", base + 1.5)),
+            digest(&jar("x", base + 42.25))
+        );
+    }
+
+    #[test]
+    fn a_new_value_or_an_expiry_a_step_later_needs_a_new_snapshot() {
+        let base = 60.0 * 28_888_888.0;
+        assert_ne!(digest(&jar("x", base)), digest(&jar("y", base)));
+        assert_ne!(digest(&jar("x", base)), digest(&jar("x", base + 60.0)));
+        // A session cookie's expiry (-1) stays what it is.
+        assert_ne!(digest(&jar("x", -1.0)), digest(&jar("x", base)));
+    }
 }
