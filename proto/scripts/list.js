@@ -737,8 +737,21 @@
       () => el.getAttribute('title'),
       () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
       () => el.getAttribute('name'),
+      () => idWords(el),
     ];
     return firstName(sources);
+  };
+  // The last resort: an id made of words, read as those words (React TodoMVC's unlabelled
+  // "toggle-all" is "toggle all", a "firstName" "first name"). An id with a digit or a
+  // one-letter part is taken for one a program made up (":r1:", "ember123", "cb-7") and
+  // names nothing.
+  const idWords = (el) => {
+    const words = (el.getAttribute('id') || '')
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .split(/[-_.\s]+/)
+      .filter(Boolean);
+    if (!words.length || words.some((word) => !/^[A-Za-z]{2,}$/.test(word))) return '';
+    return words.join(' ').toLowerCase();
   };
 
   const hrefOf = (el, kind) => {

@@ -179,7 +179,7 @@ const LISTING_ODD: &str = r#"<!doctype html><html><head><title>Odd</title>
 <body style="margin:0">
 <div id="app" class="at" style="left:0;top:0;width:600px;height:300px">
   <section>
-    <input id="all" type="checkbox" class="at" style="left:10px;top:10px">
+    <input id="toggle-all" type="checkbox" class="at" style="left:10px;top:10px">
     <ul class="at" style="left:10px;top:50px;width:400px">
       <li><div><input type="checkbox"><label>buy milk</label><button class="destroy"></button></div></li>
       <li><div><span>bread</span><span class="box"><input type="checkbox"></span></div></li>

@@ -377,7 +377,8 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
     assert_eq!(
         listing.elements,
         vec![
-            element(1, "checkbox", "", "", "(unchecked)"),
+            // Nothing names it but its id, made of words (React TodoMVC's toggle-all).
+            element(1, "checkbox", "toggle all", "", "(unchecked)"),
             element(2, "clickable", "Tile", "", ""),
             element(3, "checkbox", "buy milk", "", "(unchecked)"),
             element(4, "button", "×", "", ""),
@@ -482,6 +483,19 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
         listing.elements,
         vec![element(1, "input", "Your name", "", "(empty)")]
     );
+    // An id a program made up names nothing.
+    open_at(b, "p", format!("http://{site}/listing-odd")).await;
+    for id in ["cb-7", ":r1:", "x"] {
+        eval(
+            b,
+            "p",
+            "(id) => { document.querySelector('#app section > input').id = id; }",
+            json!(id),
+        )
+        .await;
+        let (listing, _) = list(b, "p", "made-up-id", 50).await;
+        assert_eq!(listing.elements[0].label, "", "{id}");
+    }
     worker.stop().await;
 }
 
