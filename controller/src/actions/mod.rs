@@ -626,7 +626,7 @@ impl Ctx<'_> {
             // What the page held (a form half filled) is gone too: worth knowing before typing
             // into it again.
             "the page was loaded again since the last listing (its browser had closed: idle, or \
-             a restart), so its numbers are gone and what was typed into it too"
+             a restart): its numbers are gone, and what was typed into it too"
         } else {
             "the page changed since the last listing"
         };
@@ -640,13 +640,13 @@ impl Ctx<'_> {
                 .is_some_and(|began| began != listing.document)
         {
             why = "the page was loaded again at its address since the last listing (reloaded, \
-                   or brought back after a restart), so its numbers are gone and what was typed \
+                   or brought back after a restart): its numbers are gone, and what was typed \
                    into it too";
         }
         let resolved = listing::parse_resolved(value).map_err(ControllerError::Store)?;
         let stale = || {
             ControllerError::StaleListing(format!(
-                "{why}, so element {n} may be another one now: look again (wait or screenshot) \
+                "{why}; element {n} may be another one now: look again (wait or screenshot) \
                  and use the new numbers"
             ))
         };
