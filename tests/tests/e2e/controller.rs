@@ -1265,8 +1265,8 @@ async fn a_navigation_to_a_site_that_cannot_be_reached_fails_saying_why() {
 }
 
 /// A site whose certificate no authority vouches for (as a network that impersonates it would
-/// present) is not loaded: the navigation fails saying so, and nothing of the impostor's page
-/// reaches the agent. The same server answers a client told to take any certificate.
+/// present) is not loaded, nor fetched: each fails saying so, and nothing of the impostor's
+/// page reaches the agent. The same server answers a client told to take any certificate.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_site_whose_certificate_the_browser_does_not_trust_is_not_loaded() {
     let impostor = serve_self_signed("<title>Impostor</title><p>Type your password here</p>").await;
@@ -1301,6 +1301,25 @@ async fn a_site_whose_certificate_the_browser_does_not_trust_is_not_loaded() {
             && !failed.message().contains("Impostor"),
         "{}",
         failed.message()
+    );
+    // Nor does a fetch with the browser's cookies send anything to it.
+    let refused = tool
+        .act(act(
+            "tls",
+            Action::Fetch(FetchAction {
+                url: url.clone(),
+                ..Default::default()
+            }),
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .message()
+            .contains("not one the browser trusts: nothing was sent")
+            && !refused.message().contains("Impostor"),
+        "{}",
+        refused.message()
     );
     fleet.stop().await;
 }

@@ -140,6 +140,11 @@ fn describe(error: &reqwest::Error) -> String {
         text = format!("{text}: {cause}");
         source = cause.source();
     }
+    // rustls's own words for a certificate it refused ("invalid peer certificate: …"), said as
+    // `navigate` says Chromium's.
+    if text.contains("invalid peer certificate") {
+        text.push_str(" (the site's certificate is not one the browser trusts: nothing was sent)");
+    }
     text
 }
 
