@@ -91,6 +91,9 @@ struct Document {
     loader: String,
     status: u32,
     loaded: bool,
+    /// Another document took the main frame before this one's load: a script that moved on
+    /// as it loaded (`location.href = …` on `load`), whose load Chromium may then never tell.
+    replaced: bool,
     /// Why the egress proxy could not reach the site, when the document is its error page
     /// ([`crate::egress::UNREACHABLE_HEADER`]).
     unreachable: Option<String>,
@@ -258,15 +261,17 @@ impl NetworkTracker {
         }
     }
 
-    /// Waits until the document of `loader` has loaded; its HTTP status (0 when none came,
-    /// as for a `data:` URL), and why the site could not be reached when the document is the
-    /// egress proxy's page saying so.
+    /// Waits until the document of `loader` has loaded, or another has replaced it; its HTTP
+    /// status (0 when none came, as for a `data:` URL), and why the site could not be reached
+    /// when the document is the egress proxy's page saying so.
     pub async fn loaded(&self, loader: &str) -> (u32, Option<String>) {
         self.until(|tracker| {
             let documents = tracker.documents.lock().unwrap();
             documents
                 .iter()
-                .find(|document| document.loader == loader && document.loaded)
+                .find(|document| {
+                    document.loader == loader && (document.loaded || document.replaced)
+                })
                 .map(|document| (document.status, document.unreachable.clone()))
         })
         .await
@@ -371,6 +376,11 @@ impl NetworkTracker {
         *self.lingering_until.lock().unwrap() = None;
         *self.loaded_at.lock().unwrap() = None;
         *self.last_url.lock().unwrap() = Some(url.to_string());
+        if let Some(loader) = loader {
+            for document in self.documents.lock().unwrap().iter_mut() {
+                document.replaced |= document.loader != loader;
+            }
+        }
         *self.current_loader.lock().unwrap() = loader.map(str::to_string);
         self.progress.lock().unwrap().committed += 1;
         self.touch();
@@ -396,6 +406,7 @@ impl NetworkTracker {
                 loader: loader.to_string(),
                 status: 0,
                 loaded: false,
+                replaced: false,
                 unreachable: None,
             });
         }
@@ -660,5 +671,36 @@ mod tests {
             tracker.loaded("L3").await,
             (502, Some("no.test could not be resolved".into()))
         );
+    }
+
+    #[tokio::test]
+    async fn a_document_replaced_before_its_load_ends_the_wait_for_it() {
+        let tracker = Arc::new(tracker());
+        let navigated = |loader: &str| {
+            tracker.on_event(
+                "Network.responseReceived",
+                &json!({"type": "Document", "frameId": "main", "loaderId": loader,
+                        "response": {"status": 200}}),
+            );
+            tracker.on_event(
+                "Page.frameNavigated",
+                &json!({"frame": {"id": "main", "url": format!("http://a.test/{loader}"),
+                                  "loaderId": loader}}),
+            );
+        };
+        navigated("L1");
+        let waiter = {
+            let tracker = tracker.clone();
+            tokio::spawn(async move { tracker.loaded("L1").await })
+        };
+        tokio::task::yield_now().await;
+        assert!(
+            !waiter.is_finished(),
+            "L1 has neither loaded nor been replaced"
+        );
+        // Its script moved on as it loaded: L2 commits, and L1's load is never told.
+        navigated("L2");
+        let waited = tokio::time::timeout(Duration::from_secs(5), waiter).await;
+        assert_eq!(waited.expect("the wait ended").unwrap(), (200, None));
     }
 }
