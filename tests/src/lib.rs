@@ -12,6 +12,7 @@ mod live;
 pub mod phone;
 mod processes;
 mod site;
+mod tls;
 mod worker;
 
 pub use calls::*;
@@ -20,4 +21,5 @@ pub use controller::*;
 pub use live::*;
 pub use processes::*;
 pub use site::*;
+pub use tls::*;
 pub use worker::*;

@@ -36,7 +36,7 @@ pub async fn run(ctx: &mut Ctx<'_>) -> Result<ActReply> {
             // The tab was opened anew without the controller knowing (the worker brought a
             // crashed page back): the trail still knows the way.
             Err(BackendError::FailedPrecondition(_)) if earlier.is_some() => {}
-            Err(error) => return Err(error.into()),
+            Err(error) => return Err(super::explained(error).into()),
         }
     }
     let Some(url) = earlier else {

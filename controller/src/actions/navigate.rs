@@ -18,7 +18,8 @@ pub async fn run(ctx: &mut Ctx<'_>, action: NavigateAction) -> Result<ActReply> 
             url: url.to_string(),
             timeout_ms: ctx.navigate_ms,
         })
-        .await?;
+        .await
+        .map_err(super::explained)?;
     ctx.note_refused(reply.refused);
     let page = reply.page.unwrap_or_default();
     if !reply.download.is_empty() {
@@ -149,6 +150,22 @@ mod tests {
             reply.text,
             "https://shop.example/report.pdf is a download: saved report.pdf to the workspace's \
              downloads/ folder. The page stays at https://shop.example/."
+        );
+    }
+
+    #[tokio::test]
+    async fn a_network_error_named_by_its_code_alone_is_said_in_words() {
+        let h = Harness::showing(&shop());
+        h.backend
+            .fail::<NavigateRequest>(BackendError::FailedPrecondition(
+                "navigation to https://shop.example/ failed: net::ERR_CERT_DATE_INVALID".into(),
+            ));
+        let (reply, _) = h.act(navigate("https://shop.example/")).await;
+        assert!(
+            matches!(reply, Err(ControllerError::Backend(BackendError::FailedPrecondition(ref m)))
+                if m.ends_with("net::ERR_CERT_DATE_INVALID (the site's certificate is not one the \
+                                browser trusts: nothing was loaded)")),
+            "{reply:?}"
         );
     }
 

@@ -188,6 +188,21 @@ async fn the_kotlin_phone_carries_out_ops_sent_through_the_real_gateway_on_a_rea
     assert_eq!((shot.width, shot.height), (412, 915));
     // The JPEG itself is the viewport in CSS px.
     assert_eq!(nanomuse_tests::jpeg_size(&shot.jpeg), (412, 915));
+    // A site whose certificate no authority vouches for is not loaded (the controller says
+    // what the code means, see `net_errors`).
+    let impostor = nanomuse_tests::serve_self_signed("<title>Impostor</title>").await;
+    let refused = backend
+        .navigate(NavigateRequest {
+            session: session.clone(),
+            url: format!("https://{impostor}/"),
+            timeout_ms: 0,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused, BackendError::FailedPrecondition(ref m) if m.contains("net::ERR_CERT_")),
+        "{refused:?}"
+    );
     // A fetch sends the cookies a page set, HttpOnly ones too, and keeps those it is sent.
     backend
         .navigate(NavigateRequest {

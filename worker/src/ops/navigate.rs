@@ -56,7 +56,7 @@ pub async fn run(
             }
             return Err(WorkerError::FailedPrecondition(format!(
                 "navigation to {shown} failed: {error}{}",
-                meaning(error)
+                nanomuse_common::net_errors::meaning(error)
             )));
         }
         // No loader means a same-document navigation (a #fragment): nothing to load.
@@ -89,27 +89,4 @@ pub async fn run(
         download: download.unwrap_or_default(),
         refused: super::sentences(page.take_refusals(Some(&url))),
     })
-}
-
-/// What a network error of Chromium's means to someone who did not read its source, for the
-/// common ones.
-fn meaning(error: &str) -> &'static str {
-    match error {
-        "net::ERR_CONNECTION_REFUSED" => " (nothing answers at that address and port)",
-        "net::ERR_NAME_NOT_RESOLVED" => " (no such host name)",
-        // An https site the egress proxy could not reach: its tunnel was not opened.
-        "net::ERR_TUNNEL_CONNECTION_FAILED" => {
-            " (the site could not be reached: no such host name, or nothing answers at that \
-             address and port)"
-        }
-        "net::ERR_CONNECTION_TIMED_OUT" | "net::ERR_TIMED_OUT" => " (the server did not answer)",
-        "net::ERR_INVALID_AUTH_CREDENTIALS" | "net::ERR_UNEXPECTED_PROXY_AUTH" => {
-            " (the site asks for a user name and password of its own, HTTP authentication, for \
-             which the browser shows no form: nothing was loaded)"
-        }
-        error if error.starts_with("net::ERR_CERT_") => {
-            " (the site's certificate is not one the browser trusts: nothing was loaded)"
-        }
-        _ => "",
-    }
 }
