@@ -91,8 +91,12 @@ struct Document {
     loader: String,
     status: u32,
     loaded: bool,
-    /// Another document took the main frame before this one's load: a script that moved on
-    /// as it loaded (`location.href = …` on `load`), whose load Chromium may then never tell.
+    /// Shown in the main frame once.
+    committed: bool,
+    /// Another document took the main frame after this one was shown, before its load: a
+    /// script that moved on as it loaded (`location.href = …` on `load`), whose load Chromium
+    /// may then never tell. (One never shown was cancelled, and is not done: its wait goes on
+    /// to its bound.)
     replaced: bool,
     /// Why the egress proxy could not reach the site, when the document is its error page
     /// ([`crate::egress::UNREACHABLE_HEADER`]).
@@ -378,8 +382,9 @@ impl NetworkTracker {
         *self.last_url.lock().unwrap() = Some(url.to_string());
         if let Some(loader) = loader {
             for document in self.documents.lock().unwrap().iter_mut() {
-                document.replaced |= document.loader != loader;
+                document.replaced |= document.committed && document.loader != loader;
             }
+            self.document(loader, |document| document.committed = true);
         }
         *self.current_loader.lock().unwrap() = loader.map(str::to_string);
         self.progress.lock().unwrap().committed += 1;
@@ -406,6 +411,7 @@ impl NetworkTracker {
                 loader: loader.to_string(),
                 status: 0,
                 loaded: false,
+                committed: false,
                 replaced: false,
                 unreachable: None,
             });
@@ -702,5 +708,20 @@ mod tests {
         navigated("L2");
         let waited = tokio::time::timeout(Duration::from_secs(5), waiter).await;
         assert_eq!(waited.expect("the wait ended").unwrap(), (200, None));
+        // A document answered but never shown was cancelled (by the page's own navigation,
+        // which then commits): it is still waited for, to the caller's bound.
+        tracker.on_event(
+            "Network.responseReceived",
+            &json!({"type": "Document", "frameId": "main", "loaderId": "L3",
+                    "response": {"status": 200}}),
+        );
+        let cancelled = {
+            let tracker = tracker.clone();
+            tokio::spawn(async move { tracker.loaded("L3").await })
+        };
+        navigated("L4");
+        tokio::task::yield_now().await;
+        assert!(!cancelled.is_finished(), "L3 was never shown");
+        cancelled.abort();
     }
 }
