@@ -91,13 +91,10 @@ struct Document {
     loader: String,
     status: u32,
     loaded: bool,
-    /// Shown in the main frame once.
+    /// Shown in the main frame once. One shown and then replaced by another before its load
+    /// (a script that moved on as it loaded, `location.href = …` on `load`) may never have its
+    /// load told by Chromium; one never shown was cancelled, and is not done.
     committed: bool,
-    /// Another document took the main frame after this one was shown, before its load: a
-    /// script that moved on as it loaded (`location.href = …` on `load`), whose load Chromium
-    /// may then never tell. (One never shown was cancelled, and is not done: its wait goes on
-    /// to its bound.)
-    replaced: bool,
     /// Why the egress proxy could not reach the site, when the document is its error page
     /// ([`crate::egress::UNREACHABLE_HEADER`]).
     unreachable: Option<String>,
@@ -270,11 +267,15 @@ impl NetworkTracker {
     /// when the document is the egress proxy's page saying so.
     pub async fn loaded(&self, loader: &str) -> (u32, Option<String>) {
         self.until(|tracker| {
+            let shown_now = tracker.current_loader.lock().unwrap().clone();
+            let replaced = |document: &Document| {
+                document.committed && shown_now.as_deref() != Some(document.loader.as_str())
+            };
             let documents = tracker.documents.lock().unwrap();
             documents
                 .iter()
                 .find(|document| {
-                    document.loader == loader && (document.loaded || document.replaced)
+                    document.loader == loader && (document.loaded || replaced(document))
                 })
                 .map(|document| (document.status, document.unreachable.clone()))
         })
@@ -381,9 +382,6 @@ impl NetworkTracker {
         *self.loaded_at.lock().unwrap() = None;
         *self.last_url.lock().unwrap() = Some(url.to_string());
         if let Some(loader) = loader {
-            for document in self.documents.lock().unwrap().iter_mut() {
-                document.replaced |= document.committed && document.loader != loader;
-            }
             self.document(loader, |document| document.committed = true);
         }
         *self.current_loader.lock().unwrap() = loader.map(str::to_string);
@@ -412,7 +410,6 @@ impl NetworkTracker {
                 status: 0,
                 loaded: false,
                 committed: false,
-                replaced: false,
                 unreachable: None,
             });
         }

@@ -184,7 +184,6 @@ pub fn truncate(text: &str, max: usize) -> (String, bool) {
     }
 }
 
-/// The error of an element number on a page never listed.
 /// A failed load's network error in words, as the worker says it; a phone names it by its code
 /// alone.
 fn explained(error: BackendError) -> BackendError {
@@ -196,6 +195,7 @@ fn explained(error: BackendError) -> BackendError {
     }
 }
 
+/// The error of an element number on a page never listed.
 pub(crate) fn no_listing() -> ControllerError {
     ControllerError::StaleListing(
         "there is no listing of this page yet: navigate, wait or screenshot first, then use the \
