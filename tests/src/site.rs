@@ -27,6 +27,11 @@ pub async fn serve_site() -> SocketAddr {
         .route("/popups", get(|| async { Html(POPUPS) }))
         .route("/download", get(download))
         .route("/no-content", get(|| async { StatusCode::NO_CONTENT }))
+        .route("/empty-404", get(|| async { StatusCode::NOT_FOUND }))
+        .route(
+            "/redirect-loop",
+            get(|| async { Redirect::temporary("/redirect-loop") }),
+        )
         .route(
             "/basic-auth",
             get(|| async {

@@ -372,10 +372,15 @@ impl Gate {
                 strip_hop_by_hop(&mut parts.headers);
                 Response::from_parts(parts, body.boxed())
             }
+            Err(error) if error.is_incomplete_message() => proxy_error(
+                StatusCode::BAD_GATEWAY,
+                &format!("{host}:{port} did not answer"),
+                format!("{host}:{port} closed the connection without an answer"),
+            ),
             Err(error) => proxy_error(
                 StatusCode::BAD_GATEWAY,
                 &format!("{host}:{port} did not answer"),
-                format!("{host}:{port}: {error}"),
+                format!("{host}:{port} did not answer: {error}"),
             ),
         }
     }

@@ -288,6 +288,11 @@ impl NetworkTracker {
         let Some(loader) = self.current_loader.lock().unwrap().clone() else {
             return 0;
         };
+        self.status_of(&loader)
+    }
+
+    /// The HTTP status the document of `loader` was answered with; 0 when none was seen.
+    pub fn status_of(&self, loader: &str) -> u32 {
         let documents = self.documents.lock().unwrap();
         documents
             .iter()

@@ -17,6 +17,24 @@ pub fn meaning(error: &str) -> &'static str {
             " (the site asks for a user name and password of its own, HTTP authentication, for \
              which the browser shows no form: nothing was loaded)"
         }
+        "net::ERR_UNSAFE_PORT" => {
+            " (browsers refuse to load any page from this port, as it belongs to another kind of \
+             service, such as mail or SSH: the site has to be served on another port)"
+        }
+        "net::ERR_TOO_MANY_REDIRECTS" => {
+            " (the site redirects in a loop, often for a cookie it expects and does not get)"
+        }
+        "net::ERR_SSL_PROTOCOL_ERROR" | "net::ERR_SSL_VERSION_OR_CIPHER_MISMATCH" => {
+            " (what answers at that address does not speak https as a browser can: it may serve \
+             http:// only)"
+        }
+        "net::ERR_EMPTY_RESPONSE" | "net::ERR_CONNECTION_CLOSED" | "net::ERR_CONNECTION_RESET" => {
+            " (the server closed the connection without an answer)"
+        }
+        "net::ERR_HTTP_RESPONSE_CODE_FAILURE" => {
+            " (the server answered with an error status and an empty page: nothing to show)"
+        }
+        "net::ERR_ADDRESS_UNREACHABLE" => " (no route to that address from the browser)",
         error if error.starts_with("net::ERR_CERT_") => {
             " (the site's certificate is not one the browser trusts: nothing was loaded)"
         }
@@ -50,6 +68,8 @@ mod tests {
              certificate is not one the browser trusts: nothing was loaded)"
         );
         assert!(explained("x failed: net::ERR_NAME_NOT_RESOLVED").ends_with("(no such host name)"));
+        assert!(explained("x failed: net::ERR_UNSAFE_PORT").contains("served on another port"));
+        assert!(explained("x failed: net::ERR_TOO_MANY_REDIRECTS").contains("redirects in a loop"));
     }
 
     #[test]

@@ -1221,8 +1221,10 @@ async fn when_every_worker_is_full_an_action_gets_the_deadline_error() {
 }
 
 /// A navigation to a site that cannot be reached (a name that does not resolve, a port where
-/// nothing listens) fails saying why, as a browser without the egress proxy would, instead of
-/// answering with the proxy's own page as the site's; the page after it works as before.
+/// nothing listens, a server that hangs up, a port browsers refuse) or that gives nothing to
+/// show (an empty error page, a redirect loop) fails saying why in words, as a browser without
+/// the egress proxy would, instead of answering with the proxy's own page as the site's; the
+/// page after it works as before.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_navigation_to_a_site_that_cannot_be_reached_fails_saying_why() {
     let site = serve_site().await;
@@ -1232,6 +1234,7 @@ async fn a_navigation_to_a_site_that_cannot_be_reached_fails_saying_why() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
+    let hangs_up = hangs_up_on_every_request().await;
     for (url, says) in [
         (
             "http://no-such-host.invalid/".to_string(),
@@ -1240,6 +1243,22 @@ async fn a_navigation_to_a_site_that_cannot_be_reached_fails_saying_why() {
         (
             format!("http://127.0.0.1:{closed}/"),
             "could not connect to 127.0.0.1",
+        ),
+        (
+            format!("http://{hangs_up}/"),
+            "closed the connection without an answer",
+        ),
+        (
+            "http://127.0.0.1:6000/".to_string(),
+            "net::ERR_UNSAFE_PORT (browsers refuse to load any page from this port",
+        ),
+        (
+            format!("http://{site}/empty-404"),
+            "(the server answered 404 Not Found with an empty page: nothing to show)",
+        ),
+        (
+            format!("http://{site}/redirect-loop"),
+            "net::ERR_TOO_MANY_REDIRECTS (the site redirects in a loop",
         ),
     ] {
         let failed = tool
@@ -1262,6 +1281,20 @@ async fn a_navigation_to_a_site_that_cannot_be_reached_fails_saying_why() {
     let page = navigate(&mut tool, "u", format!("http://{site}/page")).await;
     assert!(page.text.contains("Press"), "{}", page.text);
     fleet.stop().await;
+}
+
+/// A server on 127.0.0.1 that reads each request and closes the connection without answering.
+async fn hangs_up_on_every_request() -> std::net::SocketAddr {
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut request = [0u8; 4096];
+            let _ = socket.read(&mut request).await;
+        }
+    });
+    address
 }
 
 /// A site whose certificate no authority vouches for (as a network that impersonates it would

@@ -54,6 +54,21 @@ pub async fn run(
                      Content); the page stays where it was"
                 )));
             }
+            // An error status with an empty body: which status it was is the useful part.
+            let status = reply
+                .get("loaderId")
+                .and_then(Value::as_str)
+                .map_or(0, |loader| page.tracker.status_of(loader));
+            if error == "net::ERR_HTTP_RESPONSE_CODE_FAILURE" && status != 0 {
+                let reason = hyper::StatusCode::from_u16(status as u16)
+                    .ok()
+                    .and_then(|code| code.canonical_reason())
+                    .map_or(String::new(), |reason| format!(" {reason}"));
+                return Err(WorkerError::FailedPrecondition(format!(
+                    "navigation to {shown} failed: {error} (the server answered {status}{reason} \
+                     with an empty page: nothing to show)"
+                )));
+            }
             return Err(WorkerError::FailedPrecondition(format!(
                 "navigation to {shown} failed: {error}{}",
                 nanomuse_common::net_errors::meaning(error)
