@@ -80,6 +80,18 @@ pub struct ParkedProfile {
     pub at_ms: i64,
 }
 
+/// An MCP session over Streamable HTTP, kept so that its client goes on with it after the
+/// controller restarts (see [`crate::mcp::sessions`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct McpSession {
+    /// The tenant that opened it; a session whose tenant was not yet recorded is not restored.
+    pub tenant: Option<String>,
+    /// What the SDK keeps of the client's `initialize`, replayed to restore the session.
+    pub state: Option<serde_json::Value>,
+    /// Milliseconds since the Unix epoch.
+    pub opened_at_ms: i64,
+}
+
 #[tonic::async_trait]
 pub trait Store: Send + Sync + 'static {
     fn thread(&self, tenant: &str, thread: &str) -> Result<Option<ThreadRecord>>;
@@ -126,6 +138,12 @@ pub trait Store: Send + Sync + 'static {
     fn parked(&self, tenant: &str, workspace: &str) -> Result<Option<ParkedProfile>>;
     fn put_parked(&self, tenant: &str, workspace: &str, parked: &ParkedProfile) -> Result<()>;
     fn remove_parked(&self, tenant: &str, workspace: &str) -> Result<()>;
+    fn mcp_session(&self, id: &str) -> Result<Option<McpSession>>;
+    /// Changes the session `id`'s record (a default one if it has none) with `change`.
+    fn update_mcp_session(&self, id: &str, change: &dyn Fn(&mut McpSession)) -> Result<()>;
+    fn remove_mcp_session(&self, id: &str) -> Result<()>;
+    /// Forgets the sessions opened before `ms` (since the Unix epoch); how many there were.
+    fn forget_mcp_sessions_before(&self, ms: i64) -> Result<usize>;
     /// Makes every write so far durable.
     async fn flush(&self) -> Result<()>;
 }
@@ -139,6 +157,7 @@ pub struct SledStore {
     holds: sled::Tree,
     placements: sled::Tree,
     parked: sled::Tree,
+    mcp_sessions: sled::Tree,
     recordings: crate::replay::Recordings,
 }
 
@@ -226,6 +245,7 @@ impl SledStore {
             holds: db.open_tree("holds")?,
             placements: db.open_tree("placements")?,
             parked: db.open_tree("parked")?,
+            mcp_sessions: db.open_tree("mcp_sessions")?,
             recordings: crate::replay::Recordings::open(&db)?,
             db,
             commits: Default::default(),
@@ -465,6 +485,43 @@ impl Store for SledStore {
     fn remove_parked(&self, tenant: &str, workspace: &str) -> Result<()> {
         self.parked.remove(key(&[tenant, workspace]))?;
         Ok(())
+    }
+
+    fn mcp_session(&self, id: &str) -> Result<Option<McpSession>> {
+        self.mcp_sessions
+            .get(id)?
+            .map(|bytes| decode(&bytes))
+            .transpose()
+    }
+
+    fn update_mcp_session(&self, id: &str, change: &dyn Fn(&mut McpSession)) -> Result<()> {
+        // Atomic: the SDK records the client's `initialize` and the HTTP layer the tenant.
+        self.mcp_sessions.fetch_and_update(id, |old| {
+            let mut session = old
+                .and_then(|bytes| serde_json::from_slice(bytes).ok())
+                .unwrap_or_default();
+            change(&mut session);
+            Some(encode(&session))
+        })?;
+        Ok(())
+    }
+
+    fn remove_mcp_session(&self, id: &str) -> Result<()> {
+        self.mcp_sessions.remove(id)?;
+        Ok(())
+    }
+
+    fn forget_mcp_sessions_before(&self, ms: i64) -> Result<usize> {
+        let mut forgotten = 0;
+        for entry in self.mcp_sessions.iter() {
+            let (id, value) = entry?;
+            let opened = decode::<McpSession>(&value).map_or(0, |s| s.opened_at_ms);
+            if opened < ms {
+                self.mcp_sessions.remove(id)?;
+                forgotten += 1;
+            }
+        }
+        Ok(forgotten)
     }
 
     async fn flush(&self) -> Result<()> {

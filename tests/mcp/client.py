@@ -9,7 +9,9 @@ the element so labelled in the last reply's listing. A step with "release_hold" 
 the open hold with that reason through the HTTP API once the call reports its first progress
 (the call is waiting for the user then). It prints what it saw as one JSON object on stdout;
 the Rust test judges it. With "list_resources", it lists the thread's frames and reads the
-newest; "read_resources" names frames to read.
+newest; "read_resources" names frames to read. The plan is the first line of stdin; a step
+{"pause": true} prints {"paused": true} on a line of its own and waits for the next line of
+stdin before the steps after it (the test restarts the server meanwhile), in the same session.
 """
 
 import argparse
@@ -131,6 +133,10 @@ async def session_run(read, write, plan):
         ]
         last_text = ""
         for step in plan.get("steps", []):
+            if step.get("pause"):
+                print(json.dumps({"paused": True}), flush=True)
+                await anyio.to_thread.run_sync(sys.stdin.readline)
+                continue
             seen = await run_step(session, step, last_text)
             if seen["texts"]:
                 last_text = seen["texts"][0]
@@ -160,7 +166,7 @@ async def main():
     stdio = sub.add_parser("stdio")
     stdio.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    plan = json.load(sys.stdin)
+    plan = json.loads(sys.stdin.readline())
 
     if args.transport == "http":
         headers = {}

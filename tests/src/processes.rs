@@ -33,6 +33,11 @@ impl Running {
 /// port; returns once it answers.
 pub async fn spawn_serve(data: &Path) -> (tokio::process::Child, SocketAddr) {
     let address = free_address();
+    (spawn_serve_on(data, address).await, address)
+}
+
+/// `nanomuse-browser serve` on `data` at `address` (the same again after a restart).
+pub async fn spawn_serve_on(data: &Path, address: SocketAddr) -> tokio::process::Child {
     let mut command = tokio::process::Command::new(built_binary("nanomuse-browser"));
     command
         .args(["serve", "--listen", &address.to_string()])
@@ -41,7 +46,7 @@ pub async fn spawn_serve(data: &Path) -> (tokio::process::Child, SocketAddr) {
     let mut serve = spawn_quiet(command);
     let endpoint = tonic::transport::Channel::from_shared(format!("http://{address}")).unwrap();
     until_up(&mut serve, "nanomuse-browser serve", || endpoint.connect()).await;
-    (serve, address)
+    serve
 }
 
 /// SIGTERM, as Kubernetes stops a pod (and as a user's `kill` does): the binary drains, then

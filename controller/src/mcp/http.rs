@@ -2,7 +2,9 @@
 //! A call carries the tenant's `Authorization: Bearer` token, checked against the same digests
 //! as gRPC and the HTTP API (none needed where no tokens are configured, the embedded `serve`);
 //! without a good one it is 401 with `WWW-Authenticate`. A session belongs to the tenant that
-//! opened it: another tenant's calls on it answer as on an unknown session. The route sits
+//! opened it: another tenant's calls on it answer as on an unknown session. Sessions are kept
+//! in the controller's store, so a client goes on with its session after a restart
+//! ([`super::sessions`]). The route sits
 //! behind the HTTP guard (`Host` must name this server, a POST must be JSON: DNS rebinding and
 //! blind pages), and the SDK refuses any request with an `Origin` besides (a page in some
 //! browser must not drive the tool).
@@ -21,6 +23,7 @@ use rmcp::transport::streamable_http_server::{
 };
 
 use super::server::BrowserMcp;
+use super::sessions::StoredSessions;
 use crate::http::HttpState;
 
 /// The tenant of an MCP request, put in its extensions for the server.
@@ -38,19 +41,23 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 struct Guard {
     sessions: Arc<LocalSessionManager>,
-    /// Session id → the tenant that opened it.
+    /// Session id → the tenant that opened it, of the sessions live here.
     owners: Mutex<HashMap<String, String>>,
+    /// Every session's tenant, those opened before a restart too.
+    kept: Arc<StoredSessions>,
 }
 
 /// The `/mcp` route.
 pub fn router(state: Arc<HttpState>) -> Router {
-    let config = StreamableHttpServerConfig::default()
+    let kept = Arc::new(StoredSessions::open(state.controller.store().clone()));
+    let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(state.shutdown.child_token())
         // `Host` is the HTTP guard's (crate::http::guard), for every route alike.
         .disable_allowed_hosts()
         // With an empty list of allowed origins: any request that has one is refused, even
         // one the guard lets through (the server's own origin): MCP clients are not pages.
         .enforce_origin_validation();
+    config.session_store = Some(kept.clone());
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive =
         Some(SESSION_IDLE.max(state.controller.holds.timeout() + Duration::from_secs(60)));
@@ -64,6 +71,7 @@ pub fn router(state: Arc<HttpState>) -> Router {
     let guard = Arc::new(Guard {
         sessions,
         owners: Mutex::default(),
+        kept,
     });
     Router::new()
         .route_service("/mcp", service)
@@ -93,7 +101,16 @@ async fn authenticate(
         .and_then(|value| value.to_str().ok())
         .map(str::to_string);
     if let Some(session) = &session {
-        let owner = guard.owners.lock().unwrap().get(session).cloned();
+        let live = guard.owners.lock().unwrap().get(session).cloned();
+        // One opened before a restart is restored by the SDK, for its own tenant only.
+        let owner = match live {
+            Some(owner) => Some(owner),
+            None => guard.kept.tenant(session).inspect(|owner| {
+                if *owner == tenant {
+                    guard.remember(session, tenant.clone());
+                }
+            }),
+        };
         if owner.is_some_and(|owner| owner != tenant) {
             // As the SDK answers for a session it does not know.
             return (http::StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
@@ -114,7 +131,12 @@ async fn authenticate(
                 .get(SESSION_HEADER)
                 .and_then(|value| value.to_str().ok());
             if let Some(opened) = opened {
-                guard.remember(opened, tenant);
+                let opened = opened.to_string();
+                // Kept before the client learns the id: a restart right after cannot lose it.
+                if let Err(error) = guard.kept.opened_by(&opened, &tenant).await {
+                    tracing::warn!(%error, "an MCP session's tenant could not be kept");
+                }
+                guard.remember(&opened, tenant);
             }
         }
         Some(session) if closing => {

@@ -8,6 +8,7 @@ pub mod downloads;
 pub mod frames;
 pub mod http;
 pub mod server;
+pub mod sessions;
 pub mod tools;
 
 pub use http::router;

@@ -58,7 +58,10 @@ pub(crate) async fn client(args: &[String], plan: Value) -> Value {
         .spawn()
         .expect("the MCP client starts");
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(plan.to_string().as_bytes()).await.unwrap();
+    stdin
+        .write_all(format!("{plan}\n").as_bytes())
+        .await
+        .unwrap();
     drop(stdin);
     let output = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
         .await
@@ -336,15 +339,7 @@ impl Hosted {
         )
         .unwrap();
         let address = free_address();
-        let mut command = tokio::process::Command::new(built_binary("controller"));
-        command
-            .args(["--listen", &address.to_string()])
-            .arg("--data")
-            .arg(dir.path().join("controller"))
-            .env("NANOMUSE_TOKENS_FILE", &tokens);
-        let mut controller = spawn_quiet(command);
-        let endpoint = tonic::transport::Channel::from_shared(format!("http://{address}")).unwrap();
-        until_up(&mut controller, "controller", || endpoint.connect()).await;
+        let controller = Self::spawn_controller(dir.path(), address).await;
         let worker = Worker::spawn(
             &built_binary("worker"),
             registered_worker_config(&dir.path().join("w1"), "w1", address, 4),
@@ -358,6 +353,25 @@ impl Hosted {
         };
         hosted.wait_for_worker().await;
         hosted
+    }
+
+    async fn spawn_controller(dir: &Path, address: SocketAddr) -> tokio::process::Child {
+        let mut command = tokio::process::Command::new(built_binary("controller"));
+        command
+            .args(["--listen", &address.to_string()])
+            .arg("--data")
+            .arg(dir.join("controller"))
+            .env("NANOMUSE_TOKENS_FILE", dir.join("tokens.toml"));
+        let mut controller = spawn_quiet(command);
+        let endpoint = tonic::transport::Channel::from_shared(format!("http://{address}")).unwrap();
+        until_up(&mut controller, "controller", || endpoint.connect()).await;
+        controller
+    }
+
+    /// The controller stopped as a deploy stops it and started again on its data.
+    async fn restart_controller(&mut self) {
+        terminate(&mut self.controller).await;
+        self.controller = Self::spawn_controller(self._dir.path(), self.address).await;
     }
 
     /// There is no event for a worker's registration: an action is tried until one takes it.
@@ -622,4 +636,128 @@ async fn stdio_starts_the_embedded_server_when_none_runs_on_the_thread_it_names(
     assert_eq!(thread, "desktop-agent", "the thread `mcp --thread` names");
     // It stopped with its client: nothing listens there now.
     assert!(tokio::net::TcpStream::connect(address).await.is_err());
+}
+
+/// SIGINT, as Ctrl-C in the terminal gives `serve`: it stops cleanly.
+async fn interrupt(child: &mut tokio::process::Child) {
+    let pid = child.id().expect("still running").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -INT {pid} failed");
+    let status = child.wait().await.unwrap();
+    assert!(status.success(), "serve ended with {status}");
+}
+
+/// A session outlives a restart of the server: the official SDK's client, which keeps the
+/// session id it was given, makes its next call after `serve` was stopped with Ctrl-C and
+/// started again, on the same thread, and finds its page where it was; a session id the server
+/// never handed out is still unknown.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_goes_on_after_the_server_is_stopped_and_started_again() {
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let address = free_address();
+    let mut serve = spawn_serve_on(dir.path(), address).await;
+    let mcp = format!("http://{address}/mcp");
+    let plan = json!({"steps": [
+        {"tool": "browser_navigate", "args": {"url": format!("http://{site}/page")}},
+        {"pause": true},
+        {"tool": "browser_extract"},
+    ]});
+
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/client.py");
+    let mut client = tokio::process::Command::new(python())
+        .arg(script)
+        .args(http_client(&mcp, None))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the MCP client starts");
+    let mut stdin = client.stdin.take().unwrap();
+    stdin
+        .write_all(format!("{plan}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut stdout = tokio::io::BufReader::new(client.stdout.take().unwrap());
+    let mut line = String::new();
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut line),
+    )
+    .await
+    .expect("the client reached its pause within a minute")
+    .unwrap();
+    assert_eq!(line.trim(), r#"{"paused": true}"#);
+
+    interrupt(&mut serve).await;
+    let mut serve = spawn_serve_on(dir.path(), address).await;
+    stdin.write_all(b"go\n").await.unwrap();
+    drop(stdin);
+    let mut report = String::new();
+    let output = tokio::time::timeout(Duration::from_secs(60), async {
+        tokio::io::AsyncReadExt::read_to_string(&mut stdout, &mut report)
+            .await
+            .unwrap();
+        client.wait_with_output().await.unwrap()
+    })
+    .await
+    .expect("the client finished within a minute");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the MCP client failed: {stderr}");
+    let report: Value = serde_json::from_str(&report)
+        .unwrap_or_else(|e| panic!("the client's report is not JSON ({e}): {stderr}"));
+    succeeded(step(&report, 0));
+    let after = text(succeeded(step(&report, 1)));
+    assert!(
+        after.contains("Press") && after.contains(&format!("http://{site}/page")),
+        "the page of the session's thread, after the restart: {after}"
+    );
+
+    let (status, _, body) = post(
+        &mcp,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        &[
+            ("mcp-session-id", "00000000-0000-0000-0000-000000000000"),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+    )
+    .await;
+    assert_eq!(status, 404, "a session never opened: {body}");
+    terminate(&mut serve).await;
+}
+
+/// A session kept over a restart is still its tenant's only: another tenant's call on it
+/// answers as on an unknown session, its own tenant's goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_kept_over_a_restart_is_taken_up_by_its_own_tenant_only() {
+    logs();
+    let mut hosted = Hosted::start().await;
+    let (status, headers, body) =
+        post(&hosted.mcp(), initialize(), &[("authorization", BEARER_A)]).await;
+    assert_eq!(status, 200, "{body}");
+    let session = headers["mcp-session-id"].to_str().unwrap().to_string();
+    let on_session = |bearer: &'static str| {
+        [
+            ("authorization", bearer),
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ]
+    };
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (status, _, body) = post(&hosted.mcp(), initialized, &on_session(BEARER_A)).await;
+    assert_eq!(status, 202, "{body}");
+
+    hosted.restart_controller().await;
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let (status, _, body) = post(&hosted.mcp(), list.clone(), &on_session(BEARER_B)).await;
+    assert_eq!(status, 404, "another tenant on the session: {body}");
+    let (status, _, body) = post(&hosted.mcp(), list, &on_session(BEARER_A)).await;
+    assert_eq!(status, 200, "its own tenant after the restart: {body}");
+    assert!(body.contains("browser_navigate"), "{body}");
+    hosted.stop().await;
 }
