@@ -434,13 +434,63 @@
   // Reading order: top to bottom, and left to right within a line; tops a few pixels apart
   // (baseline alignment, borders) are one line.
   inView.sort((a, b) => a.box.top - b.box.top);
-  const ordered = [];
+  const byLines = [];
   for (let start = 0; start < inView.length;) {
     let end = start;
     while (end < inView.length && inView[end].box.top - inView[start].box.top <= 5) end += 1;
-    ordered.push(...inView.slice(start, end).sort((a, b) => a.box.left - b.box.left));
+    byLines.push(...inView.slice(start, end).sort((a, b) => a.box.left - b.box.left));
     start = end;
   }
+  // Regions side by side (a sidebar beside a form: Django's admin) are read one after the
+  // other, as a person reads them, not line by line across both: each of the page's landmarks
+  // (header, nav, main, aside, footer, search, or their roles) keeps its elements together,
+  // where the first of them comes in reading order, and the landmarks within it likewise.
+  const LANDMARK_TAGS = new Set(['header', 'footer', 'nav', 'aside', 'main', 'search']);
+  const LANDMARK_ROLES = new Set(['banner', 'contentinfo', 'navigation', 'complementary', 'main', 'search', 'region']);
+  const isLandmark = (node) => {
+    const role = (node.getAttribute('role') || '').trim().split(/\s+/)[0];
+    if (!role) return LANDMARK_TAGS.has(node.localName);
+    // A region is one only when named (as a screen reader takes it).
+    return LANDMARK_ROLES.has(role)
+      && (role !== 'region' || node.hasAttribute('aria-label') || node.hasAttribute('aria-labelledby'));
+  };
+  // The landmarks around `el`, outermost first, through shadow roots and frames.
+  const landmarksAround = (el) => {
+    const found = [];
+    let node = el.parentElement || (el.getRootNode && el.getRootNode().host) || null;
+    for (let depth = 0; node && depth < 256; depth += 1) {
+      if (node.nodeType === 1 && isLandmark(node)) found.push(node);
+      const up = node.parentElement || (node.getRootNode && node.getRootNode().host);
+      if (up) {
+        node = up;
+      } else {
+        try { node = node.ownerDocument.defaultView.frameElement; } catch (_) { node = null; }
+      }
+    }
+    return found.reverse();
+  };
+  const inRegions = (items, depth) => {
+    const slots = [];
+    const regions = new Map();
+    for (const item of items) {
+      const region = item.landmarks[depth];
+      if (!region) {
+        slots.push([item]);
+      } else if (regions.has(region)) {
+        regions.get(region).push(item);
+      } else {
+        const members = [item];
+        regions.set(region, members);
+        slots.push(members);
+      }
+    }
+    return slots.flatMap((members) => (members.length === 1 && !members[0].landmarks[depth]
+      ? members : inRegions(members, depth + 1)));
+  };
+  for (const item of byLines) {
+    try { item.landmarks = landmarksAround(item.el); } catch (_) { item.landmarks = []; }
+  }
+  const ordered = inRegions(byLines, 0);
   // More in view than a listing holds: the first ones, those below reached by scrolling down;
   // at the bottom of what scrolls, where nothing would bring the last ones up, the last ones,
   // those above reached by scrolling up (Django's changelist: its pagination and Save).
@@ -537,6 +587,14 @@
     let text = '';
     // Words said twice (a heading and its screen readers' copy) are read once.
     const said = new Set();
+    // Words for screen readers only (a table's visually hidden header: Django's "Model name
+    // Add link"), clipped away by a box around them, are not what a person reads.
+    const clipped = new Map();
+    const readersOnly = (node) => {
+      if (!node || node === row) return false;
+      if (!clipped.has(node)) clipped.set(node, clippedAway(node) || readersOnly(node.parentElement));
+      return clipped.get(node);
+    };
     for (let node = walker.nextNode(); node && text.length < ROW_WORDS * 2; node = walker.nextNode()) {
       const parent = node.parentElement;
       if (!parent || el.contains(node) || parent.closest('select, textarea, script, style, template')) continue;
@@ -545,6 +603,7 @@
       const button = parent.closest('button, [role="button"]');
       if (button && row.contains(button)) continue;
       if (!node.data.trim() || (parent.checkVisibility && !parent.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true }))) continue;
+      if (readersOnly(parent)) continue;
       const words = collapse(node.data);
       if (said.has(words)) continue;
       said.add(words);

@@ -84,6 +84,33 @@ fn point(resolved: Resolved) -> (f64, f64, String) {
     }
 }
 
+/// A sidebar beside a form (an admin's layout, Django's) is read one region after the other,
+/// not line by line across both; words only screen readers get are not a row's words.
+#[tokio::test(flavor = "multi_thread")]
+async fn regions_side_by_side_are_read_one_after_the_other() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/regions.html")).await;
+    let (listing, _) = list(b, "p", "regions", 50).await;
+    let link = |name: &str| format!("http://{site}/fixtures/regions.html#{name}");
+    assert_eq!(
+        listing.elements,
+        vec![
+            element(1, "link", "Home", &link("home"), ""),
+            element(2, "button", "Log out", "", ""),
+            element(3, "link", "Groups", &link("groups"), ""),
+            element(4, "button", "Pin", "", "(in \"Groups active\")"),
+            element(5, "link", "Users", &link("users"), ""),
+            element(6, "button", "Pin", "", "(in \"Users active\")"),
+            element(7, "link", "Tags", &link("tags"), ""),
+            element(8, "button", "Pin", "", "(in \"Tags idle\")"),
+            element(9, "input", "Title", "", "(empty)"),
+            element(10, "input", "Author", "", "(empty)"),
+            element(11, "button", "Save", "", ""),
+        ]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn lists_the_visible_interactive_elements_in_reading_order() {
     let (site, _dir, worker) = site_and_worker().await;
