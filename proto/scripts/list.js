@@ -629,7 +629,35 @@
       // changelist: the object's name), not its other buttons.
       const text = node.matches('tr, [role="row"]') ? rowWords(node, el)
         : textAround(node, el, true) || textAround(node, el, false);
-      if (text) return text;
+      // Marks on their own (the "|" between a date field's "Today" and calendar links) are
+      // no words: left out, and where nothing else is, a box further out may name it.
+      const words = collapse(text.replace(/(^|\s)[^\p{L}\p{N}\s]+(?=\s|$)/gu, ' '));
+      if (words) return words;
+    }
+    return '';
+  };
+  // A field alone in a table's cell is named by its column's header, as a person reads a table
+  // of fields (Django's tabular inline: "Title", not its form's name "book_set-0-title").
+  const columnHeader = (el) => {
+    const cell = el.closest('td');
+    const row = cell && cell.parentElement;
+    const table = row && row.closest('table');
+    if (!table || row.localName !== 'tr') return '';
+    if (itemsOf(allIn(cell, FIELDS)).some((other) => other !== el && !el.contains(other) && !unseen(other))) return '';
+    let column = 0;
+    for (const other of itemsOf(row.cells)) {
+      if (other === cell) break;
+      column += other.colSpan || 1;
+    }
+    const first = table.rows[0];
+    const head = (table.tHead && table.tHead.rows[table.tHead.rows.length - 1])
+      || (first && first !== row && itemsOf(first.cells).every((c) => c.localName === 'th') ? first : null);
+    if (!head) return '';
+    let at = 0;
+    for (const header of itemsOf(head.cells)) {
+      const span = header.colSpan || 1;
+      if (column < at + span) return column >= at ? wordsOf(header) : '';
+      at += span;
     }
     return '';
   };
@@ -794,6 +822,7 @@
       () => buttonInputText(el),
       () => imageText(el),
       () => el.getAttribute('title'),
+      () => (isFieldKind(kind) ? columnHeader(el) : ''),
       () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
       () => el.getAttribute('name'),
       () => idWords(el),

@@ -111,6 +111,29 @@ async fn regions_side_by_side_are_read_one_after_the_other() {
     );
 }
 
+/// A field alone in a table's cell is named by its column's header (as drawn less its CSS
+/// case), not by its form's name; marks beside a field ("|") are no words for its name.
+#[tokio::test(flavor = "multi_thread")]
+async fn fields_in_a_table_are_named_by_their_columns() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/fields.html")).await;
+    let (listing, _) = list(b, "p", "fields", 50).await;
+    let link = |name: &str| format!("http://{site}/fixtures/fields.html#{name}");
+    assert_eq!(
+        listing.elements,
+        vec![
+            element(1, "input", "Title", "", "(empty)"),
+            element(2, "input", "Published", "", "(empty)"),
+            element(3, "link", "Today", &link("today"), ""),
+            element(4, "checkbox", "Done", "", "(unchecked)"),
+            element(5, "input", "Starts", "", "(empty)"),
+            element(6, "link", "Now", &link("now"), ""),
+            element(7, "link", "Pick", &link("pick"), ""),
+        ]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn lists_the_visible_interactive_elements_in_reading_order() {
     let (site, _dir, worker) = site_and_worker().await;
