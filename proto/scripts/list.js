@@ -830,16 +830,22 @@
     return firstName(sources);
   };
   // The last resort: an id made of words, read as those words (React TodoMVC's unlabelled
-  // "toggle-all" is "toggle all", a "firstName" "first name"). An id with a digit or a
-  // one-letter part is taken for one a program made up (":r1:", "ember123", "cb-7") and
-  // names nothing.
+  // "toggle-all" is "toggle all", a "firstName" "first name"), a developer's usual short
+  // words in full ("subscribe-btn" is "subscribe button"). An id with a digit or a one-letter
+  // part is taken for one a program made up (":r1:", "ember123", "cb-7") and names nothing.
+  const SHORT_WORDS = new Map(Object.entries({
+    btn: 'button', msg: 'message', pwd: 'password', passwd: 'password', img: 'image',
+    desc: 'description', qty: 'quantity', addr: 'address', txt: 'text', lbl: 'label',
+    nav: 'navigation', prev: 'previous', cfg: 'settings', del: 'delete', srch: 'search',
+  }));
   const idWords = (el) => {
     const words = (el.getAttribute('id') || '')
       .replace(/([a-z])([A-Z])/g, '$1 $2')
       .split(/[-_.\s]+/)
-      .filter(Boolean);
-    if (!words.length || words.some((word) => !/^[A-Za-z]{2,}$/.test(word))) return '';
-    return words.join(' ').toLowerCase();
+      .filter(Boolean)
+      .map((word) => word.toLowerCase());
+    if (!words.length || words.some((word) => !/^[a-z]{2,}$/.test(word))) return '';
+    return words.map((word) => SHORT_WORDS.get(word) || word).join(' ');
   };
 
   const hrefOf = (el, kind) => {

@@ -546,6 +546,16 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
         let (listing, _) = list(b, "p", "made-up-id", 50).await;
         assert_eq!(listing.elements[0].label, "", "{id}");
     }
+    // A developer's short words are read in full.
+    eval(
+        b,
+        "p",
+        "() => { document.querySelector('#app section > input').id = 'sendMsgBtn'; }",
+        Value::Null,
+    )
+    .await;
+    let (listing, _) = list(b, "p", "short-words", 50).await;
+    assert_eq!(listing.elements[0].label, "send message button");
     worker.stop().await;
 }
 
