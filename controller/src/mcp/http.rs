@@ -9,8 +9,7 @@
 //! blind pages), and the SDK refuses any request with an `Origin` besides (a page in some
 //! browser must not drive the tool).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -18,9 +17,7 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{
-    SessionManager, StreamableHttpServerConfig, StreamableHttpService,
-};
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::server::BrowserMcp;
 use super::sessions::StoredSessions;
@@ -34,18 +31,7 @@ pub struct Tenant(pub String);
 /// and a margin, so an agent waiting for the user keeps its session.
 const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
 
-/// Every this many sessions remembered, the closed ones are forgotten.
-const OWNERS_SWEEP_EVERY: usize = 1024;
-
 const SESSION_HEADER: &str = "mcp-session-id";
-
-struct Guard {
-    sessions: Arc<LocalSessionManager>,
-    /// Session id → the tenant that opened it, of the sessions live here.
-    owners: Mutex<HashMap<String, String>>,
-    /// Every session's tenant, those opened before a restart too.
-    kept: Arc<StoredSessions>,
-}
 
 /// The `/mcp` route.
 pub fn router(state: Arc<HttpState>) -> Router {
@@ -68,18 +54,13 @@ pub fn router(state: Arc<HttpState>) -> Router {
         sessions.clone(),
         config,
     );
-    let guard = Arc::new(Guard {
-        sessions,
-        owners: Mutex::default(),
-        kept,
-    });
     Router::new()
         .route_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(guard, authenticate))
+        .layer(axum::middleware::from_fn_with_state(kept, authenticate))
 }
 
 async fn authenticate(
-    State(guard): State<Arc<Guard>>,
+    State(kept): State<Arc<StoredSessions>>,
     mut request: Request,
     next: Next,
 ) -> Response {
@@ -101,17 +82,8 @@ async fn authenticate(
         .and_then(|value| value.to_str().ok())
         .map(str::to_string);
     if let Some(session) = &session {
-        let live = guard.owners.lock().unwrap().get(session).cloned();
-        // One opened before a restart is restored by the SDK, for its own tenant only.
-        let owner = match live {
-            Some(owner) => Some(owner),
-            None => guard.kept.tenant(session).inspect(|owner| {
-                if *owner == tenant {
-                    guard.remember(session, tenant.clone());
-                }
-            }),
-        };
-        if owner.is_some_and(|owner| owner != tenant) {
+        // Also one opened before a restart, which the SDK restores: for its own tenant only.
+        if kept.tenant(session).is_some_and(|owner| owner != tenant) {
             // As the SDK answers for a session it does not know.
             return (http::StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
         }
@@ -124,54 +96,16 @@ async fn authenticate(
     if closing && response.status() == http::StatusCode::ACCEPTED {
         *response.status_mut() = http::StatusCode::NO_CONTENT;
     }
-    match session {
-        None => {
-            let opened = response
-                .headers()
-                .get(SESSION_HEADER)
-                .and_then(|value| value.to_str().ok());
-            if let Some(opened) = opened {
-                let opened = opened.to_string();
-                // Kept before the client learns the id: a restart right after cannot lose it.
-                if let Err(error) = guard.kept.opened_by(&opened, &tenant).await {
-                    tracing::warn!(%error, "an MCP session's tenant could not be kept");
-                }
-                guard.remember(&opened, tenant);
-            }
+    let opened = response
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|value| value.to_str().ok());
+    if let (None, Some(opened)) = (session, opened) {
+        // Kept before the client learns the id: a restart right after cannot lose it, nor
+        // give the session to another tenant.
+        if let Err(error) = kept.opened_by(opened, &tenant).await {
+            tracing::warn!(%error, "an MCP session's tenant could not be kept");
         }
-        Some(session) if closing => {
-            guard.owners.lock().unwrap().remove(&session);
-        }
-        Some(_) => {}
     }
     response
-}
-
-impl Guard {
-    fn remember(self: &Arc<Self>, session: &str, tenant: String) {
-        let sweep = {
-            let mut owners = self.owners.lock().unwrap();
-            owners.insert(session.to_string(), tenant);
-            owners.len().is_multiple_of(OWNERS_SWEEP_EVERY)
-        };
-        // Sessions that ended on their own (idle, the client gone) are forgotten now and then.
-        if sweep {
-            let guard = self.clone();
-            tokio::spawn(async move {
-                let known: Vec<String> = guard.owners.lock().unwrap().keys().cloned().collect();
-                let mut gone = Vec::new();
-                for session in known {
-                    let id: rmcp::transport::streamable_http_server::SessionId =
-                        session.as_str().into();
-                    if !guard.sessions.has_session(&id).await.unwrap_or(false) {
-                        gone.push(session);
-                    }
-                }
-                let mut owners = guard.owners.lock().unwrap();
-                for session in gone {
-                    owners.remove(&session);
-                }
-            });
-        }
-    }
 }
