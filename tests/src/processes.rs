@@ -52,12 +52,21 @@ pub async fn spawn_serve_on(data: &Path, address: SocketAddr) -> tokio::process:
 /// SIGTERM, as Kubernetes stops a pod (and as a user's `kill` does): the binary drains, then
 /// exits with 0.
 pub async fn terminate(child: &mut tokio::process::Child) {
+    stop_cleanly(child, "-TERM").await;
+}
+
+/// SIGINT, as Ctrl-C in a terminal: the binary stops as cleanly, exiting with 0.
+pub async fn interrupt(child: &mut tokio::process::Child) {
+    stop_cleanly(child, "-INT").await;
+}
+
+async fn stop_cleanly(child: &mut tokio::process::Child, signal: &str) {
     let pid = child.id().expect("still running").to_string();
     let sent = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
+        .args([signal, &pid])
         .status()
         .unwrap();
-    assert!(sent.success(), "kill -TERM {pid} failed");
+    assert!(sent.success(), "kill {signal} {pid} failed");
     let status = child.wait().await.unwrap();
     assert!(status.success(), "process {pid} ended with {status}");
 }

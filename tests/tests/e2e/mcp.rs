@@ -46,6 +46,17 @@ fn python() -> PathBuf {
 /// Runs the scripted client with `args` (`http URL …` or `stdio COMMAND …`) on `plan`; what
 /// it saw.
 pub(crate) async fn client(args: &[String], plan: Value) -> Value {
+    client_around_pause(args, plan, async {}).await
+}
+
+/// [`client`], with `at_pause` run while the client waits at its plan's `{"pause": true}` step
+/// (never, for a plan without one).
+async fn client_around_pause(
+    args: &[String],
+    plan: Value,
+    at_pause: impl std::future::Future<Output = ()>,
+) -> Value {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/client.py");
     let mut child = tokio::process::Command::new(python())
         .arg(script)
@@ -57,23 +68,40 @@ pub(crate) async fn client(args: &[String], plan: Value) -> Value {
         .kill_on_drop(true)
         .spawn()
         .expect("the MCP client starts");
+    let pauses = plan["steps"]
+        .as_array()
+        .is_some_and(|steps| steps.iter().any(|step| step["pause"] == true));
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(format!("{plan}\n").as_bytes())
         .await
         .unwrap();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
+    if pauses {
+        let mut line = String::new();
+        tokio::time::timeout(Duration::from_secs(60), stdout.read_line(&mut line))
+            .await
+            .expect("the client reached its pause within a minute")
+            .unwrap();
+        assert_eq!(line.trim(), r#"{"paused": true}"#);
+        at_pause.await;
+        stdin.write_all(b"go\n").await.unwrap();
+    }
     drop(stdin);
-    let output = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
-        .await
-        .expect("the MCP client finished within 2 minutes")
-        .unwrap();
+    let mut report = String::new();
+    let output = tokio::time::timeout(Duration::from_secs(120), async {
+        stdout.read_to_string(&mut report).await.unwrap();
+        child.wait_with_output().await.unwrap()
+    })
+    .await
+    .expect("the MCP client finished within 2 minutes");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "the MCP client failed: {stderr}");
     assert!(
         !stderr.contains("Session termination failed"),
         "the client's session did not close cleanly: {stderr}"
     );
-    serde_json::from_slice(&output.stdout)
+    serde_json::from_str(&report)
         .unwrap_or_else(|e| panic!("the client's report is not JSON ({e}): {stderr}"))
 }
 
@@ -638,18 +666,6 @@ async fn stdio_starts_the_embedded_server_when_none_runs_on_the_thread_it_names(
     assert!(tokio::net::TcpStream::connect(address).await.is_err());
 }
 
-/// SIGINT, as Ctrl-C in the terminal gives `serve`: it stops cleanly.
-async fn interrupt(child: &mut tokio::process::Child) {
-    let pid = child.id().expect("still running").to_string();
-    let sent = std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap();
-    assert!(sent.success(), "kill -INT {pid} failed");
-    let status = child.wait().await.unwrap();
-    assert!(status.success(), "serve ended with {status}");
-}
-
 /// A session outlives a restart of the server: the official SDK's client, which keeps the
 /// session id it was given, makes its next call after `serve` was stopped with Ctrl-C and
 /// started again, on the same thread, and finds its page where it was; a session id the server
@@ -668,49 +684,11 @@ async fn a_session_goes_on_after_the_server_is_stopped_and_started_again() {
         {"tool": "browser_extract"},
     ]});
 
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/client.py");
-    let mut client = tokio::process::Command::new(python())
-        .arg(script)
-        .args(http_client(&mcp, None))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the MCP client starts");
-    let mut stdin = client.stdin.take().unwrap();
-    stdin
-        .write_all(format!("{plan}\n").as_bytes())
-        .await
-        .unwrap();
-    let mut stdout = tokio::io::BufReader::new(client.stdout.take().unwrap());
-    let mut line = String::new();
-    tokio::time::timeout(
-        Duration::from_secs(60),
-        tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut line),
-    )
-    .await
-    .expect("the client reached its pause within a minute")
-    .unwrap();
-    assert_eq!(line.trim(), r#"{"paused": true}"#);
-
-    interrupt(&mut serve).await;
-    let mut serve = spawn_serve_on(dir.path(), address).await;
-    stdin.write_all(b"go\n").await.unwrap();
-    drop(stdin);
-    let mut report = String::new();
-    let output = tokio::time::timeout(Duration::from_secs(60), async {
-        tokio::io::AsyncReadExt::read_to_string(&mut stdout, &mut report)
-            .await
-            .unwrap();
-        client.wait_with_output().await.unwrap()
-    })
-    .await
-    .expect("the client finished within a minute");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "the MCP client failed: {stderr}");
-    let report: Value = serde_json::from_str(&report)
-        .unwrap_or_else(|e| panic!("the client's report is not JSON ({e}): {stderr}"));
+    let restart = async {
+        interrupt(&mut serve).await;
+        serve = spawn_serve_on(dir.path(), address).await;
+    };
+    let report = client_around_pause(&http_client(&mcp, None), plan, restart).await;
     succeeded(step(&report, 0));
     let after = text(succeeded(step(&report, 1)));
     assert!(
