@@ -55,11 +55,13 @@ pub async fn run(
                 )));
             }
             // An error status with an empty body: which status it was is the useful part.
-            let status = reply
-                .get("loaderId")
-                .and_then(Value::as_str)
-                .map_or(0, |loader| page.tracker.status_of(loader));
-            if error == "net::ERR_HTTP_RESPONSE_CODE_FAILURE" && status != 0 {
+            let status = match reply.get("loaderId").and_then(Value::as_str) {
+                Some(loader) if error == "net::ERR_HTTP_RESPONSE_CODE_FAILURE" => {
+                    page.tracker.status_of(loader)
+                }
+                _ => 0,
+            };
+            if status != 0 {
                 let reason = hyper::StatusCode::from_u16(status as u16)
                     .ok()
                     .and_then(|code| code.canonical_reason())
