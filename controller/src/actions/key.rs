@@ -31,7 +31,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: KeyAction) -> Result<ActReply> {
 mod tests {
     use nanomuse_proto::act_request::Action;
     use nanomuse_proto::{
-        BackendError, KeyAction, KeyReply, KeyRequest, SettleReply, SettleRequest,
+        BackendError, KeyAction, KeyReply, KeyRequest, NavigateRequest, SettleReply, SettleRequest,
     };
 
     use crate::error::ControllerError;
@@ -155,5 +155,37 @@ mod tests {
         assert!(frame.is_none());
         assert_eq!(h.backend.ops(), ["key"]);
         assert_eq!(h.listed_url(), None);
+    }
+    #[tokio::test]
+    async fn a_key_on_a_page_opened_anew_says_so_not_that_the_key_reloaded_it() {
+        let page = FakePage::new("https://x.example/form", "Form", &[("input", "Name")]);
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        // Its browser closed since (a restart): the key finds no page, which is opened anew,
+        // where the thread left it, as another document.
+        h.backend
+            .fail::<KeyRequest>(BackendError::NotFound("no page".into()));
+        let reloaded = page.clone();
+        h.backend.on::<NavigateRequest>(move |_| {
+            reloaded.load_again();
+            Ok(Default::default())
+        });
+        let (reply, _) = h.ok(key("Tab")).await;
+        assert_eq!(
+            h.backend.ops(),
+            [
+                "key", "open", "navigate", "settle", "key", "settle", "evaluate"
+            ]
+        );
+        assert!(
+            reply.text.starts_with(
+                "Pressed Tab. Nothing on the page has the focus. The page was loaded anew at its \
+                 address first (its browser had closed: idle, or a restart), so what was typed \
+                 into it before is gone.\n"
+            ),
+            "{}",
+            reply.text
+        );
+        assert!(!reply.text.contains("→"), "{}", reply.text);
     }
 }

@@ -571,11 +571,15 @@ impl Ctx<'_> {
         let moved = before
             .as_ref()
             .is_some_and(|(url, title, _)| *url != listing.url || *title != listing.title);
+        // Opened anew before the input (its browser had closed): another document, but by the
+        // reopening, not by the input.
+        let reopened = before.is_some() && *self.reopened.lock().await;
         // A form posted back to its own address, answered with the same title: the page is
         // another one all the same (its fields emptied, a message shown).
-        let loaded_again = before.as_ref().is_some_and(|(_, _, document)| {
-            *document != 0.0 && listing.document != 0.0 && *document != listing.document
-        });
+        let loaded_again = !reopened
+            && before.as_ref().is_some_and(|(_, _, document)| {
+                *document != 0.0 && listing.document != 0.0 && *document != listing.document
+            });
         let head = if moved {
             format!(
                 "{caption} → now at {} ({}){}",
@@ -604,6 +608,14 @@ impl Ctx<'_> {
                  does): what is listed may not be the end; `wait` lets it finish.",
                 self.settle_ms.div_ceil(1000)
             )
+        };
+        let head = if reopened {
+            format!(
+                "{head} The page was loaded anew at its address first (its browser had closed: \
+                 idle, or a restart), so what was typed into it before is gone."
+            )
+        } else {
+            head
         };
         let head = match note {
             Some(note) => format!("{head} {note}"),

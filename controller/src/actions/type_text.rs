@@ -67,13 +67,47 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
             })
             .await;
     }
-    let head = format!(
-        "Typed {length} character{} into {}.",
+    let typed = format!(
+        "Typed {length} character{} into {}",
         if length == 1 { "" } else { "s" },
         quoted(&label)
     );
-    ctx.after_change(format!("Typed into {}", quoted(&label)), head)
-        .await
+    let n = action.n;
+    ctx.after_change_told(format!("Typed into {}", quoted(&label)), |listing| {
+        // The field as listed now, by its number and its name: left empty by the text, which
+        // the page (or the field's kind) refused.
+        let field = listing
+            .elements
+            .iter()
+            .find(|e| i64::from(e.n) == n && e.label == label);
+        match field {
+            Some(field) if length > 0 && field.state.starts_with("(empty)") => format!(
+                "{typed}, but it is still empty: {}.",
+                what_it_takes(&field.kind)
+            ),
+            _ => format!("{typed}."),
+        }
+    })
+    .await
+}
+
+/// Why a field is empty after text was typed into it: what its kind takes (a number field
+/// drops letters, a date field takes its own format), or the page's doing.
+fn what_it_takes(kind: &str) -> &'static str {
+    match kind {
+        "input:number" => "an input:number takes only a number (digits, a sign, a decimal point)",
+        "input:date" => "an input:date takes a date written as 2026-12-31",
+        "input:time" => "an input:time takes a time written as 14:30",
+        "input:datetime-local" => {
+            "an input:datetime-local takes a date and time written as 2026-12-31T14:30"
+        }
+        "input:month" => "an input:month takes a month written as 2026-12",
+        "input:week" => "an input:week takes a week written as 2026-W52",
+        _ => {
+            "the page refused the text or took it away (a field that makes items of what is \
+              typed lists them beside it)"
+        }
+    }
 }
 
 /// Whether an element of this kind takes typed text: text fields of every type but the ones
@@ -288,5 +322,51 @@ mod tests {
             "{reply:?}"
         );
         assert!(h.backend.ops().is_empty());
+    }
+    #[tokio::test]
+    async fn a_field_left_empty_by_the_text_says_what_it_takes() {
+        let page = FakePage::new(
+            "https://x.example/order",
+            "Order",
+            &[("input:number", "Quantity"), ("input", "Tags")],
+        );
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        page.mark(1, "(empty)");
+        let (reply, _) = h.ok(type_into(1, "twelve")).await;
+        assert!(
+            reply.text.starts_with(
+                "Typed 6 characters into 'Quantity', but it is still empty: an input:number \
+                 takes only a number (digits, a sign, a decimal point).\n"
+            ),
+            "{}",
+            reply.text
+        );
+        page.mark(1, "= \"12\"");
+        let (reply, _) = h.ok(type_into(1, "12")).await;
+        assert!(
+            reply
+                .text
+                .starts_with("Typed 2 characters into 'Quantity'.\n"),
+            "{}",
+            reply.text
+        );
+        page.mark(2, "(empty)");
+        let (reply, _) = h.ok(type_into(2, "red,")).await;
+        assert!(
+            reply.text.starts_with(
+                "Typed 4 characters into 'Tags', but it is still empty: the page refused the \
+                 text or took it away"
+            ),
+            "{}",
+            reply.text
+        );
+        // Emptying a field on purpose is what was asked.
+        let (reply, _) = h.ok(type_into(2, "")).await;
+        assert!(
+            reply.text.starts_with("Typed 0 characters into 'Tags'.\n"),
+            "{}",
+            reply.text
+        );
     }
 }

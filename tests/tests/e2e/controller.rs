@@ -994,6 +994,79 @@ async fn type_into_an_element_that_takes_no_text_names_the_fields_that_do() {
     fleet.stop().await;
 }
 
+/// Text a field does not keep (letters in a number field, a date in another form, what a tags
+/// input makes items of) is not reported as typed into it alone: the reply says the field is
+/// still empty, and what it takes.
+#[tokio::test(flavor = "multi_thread")]
+async fn typing_what_a_field_does_not_keep_says_it_is_still_empty_and_what_it_takes() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(
+        &mut tool,
+        "t",
+        format!("http://{site}/fixtures/formats.html"),
+    )
+    .await;
+    let state_of = |reply: &ActReply, label: &str| {
+        let n = element(reply, label);
+        let field = reply.elements.iter().find(|e| i64::from(e.n) == n).unwrap();
+        field.state.clone()
+    };
+    let quantity = element(&page, "Quantity");
+    let reply = type_into(&mut tool, "t", quantity, "twelve").await;
+    assert!(
+        reply.text.starts_with(
+            "Typed 6 characters into 'Quantity', but it is still empty: an input:number takes \
+             only a number"
+        ),
+        "{}",
+        reply.text
+    );
+    let reply = type_into(&mut tool, "t", quantity, "12").await;
+    assert!(
+        reply
+            .text
+            .starts_with("Typed 2 characters into 'Quantity'.\n"),
+        "{}",
+        reply.text
+    );
+    assert_eq!(state_of(&reply, "Quantity"), "= \"12\"");
+
+    let date = element(&page, "Delivery date");
+    let reply = type_into(&mut tool, "t", date, "next friday").await;
+    assert!(
+        reply.text.starts_with(
+            "Typed 11 characters into 'Delivery date', but it is still empty: an input:date \
+             takes a date written as 2026-12-31."
+        ),
+        "{}",
+        reply.text
+    );
+    let reply = type_into(&mut tool, "t", date, "2027-01-15").await;
+    assert!(
+        reply
+            .text
+            .starts_with("Typed 10 characters into 'Delivery date'.\n"),
+        "{}",
+        reply.text
+    );
+    assert_eq!(state_of(&reply, "Delivery date"), "= \"2027-01-15\"");
+
+    let tags = element(&page, "Tags");
+    let reply = type_into(&mut tool, "t", tags, "red, green,").await;
+    assert!(
+        reply.text.starts_with(
+            "Typed 11 characters into 'Tags', but it is still empty: the page refused the text \
+             or took it away"
+        ),
+        "{}",
+        reply.text
+    );
+    assert!(extract(&mut tool, "t").await.text.contains("green"));
+    fleet.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_listing_made_stale_by_a_navigation_gives_a_clear_error() {
     let site = serve_site().await;

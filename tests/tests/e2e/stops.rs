@@ -289,6 +289,49 @@ async fn back_after_a_restart_of_serve_goes_the_threads_way_back_and_no_further(
     stop(child, Stop::TerminateGroup).await;
 }
 
+/// The first key after a restart lands on the page opened anew where the thread left it: the
+/// reply says so, not that the key loaded the page again; the next key says neither.
+#[tokio::test]
+async fn a_key_pressed_first_after_a_restart_says_the_page_was_loaded_anew_before_it() {
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (child, mut tool) = start_serve(&data).await;
+    acted(
+        &mut tool,
+        act("keys", navigate(format!("http://{site}/page"))),
+    )
+    .await;
+    stop(child, Stop::InterruptGroup).await;
+    let (child, mut tool) = start_serve(&data).await;
+    let tab = || act("keys", Action::Key(KeyAction { key: "Tab".into() }));
+
+    let first = acted(&mut tool, tab()).await;
+    assert_eq!(first.url, format!("http://{site}/page"), "{}", first.text);
+    assert!(
+        first.text.starts_with("Pressed Tab. The focus is on"),
+        "{}",
+        first.text
+    );
+    assert!(
+        first.text.contains(
+            "The page was loaded anew at its address first (its browser had closed: idle, or a \
+             restart)"
+        ),
+        "{}",
+        first.text
+    );
+    assert!(!first.text.contains("loaded again"), "{}", first.text);
+    let next = acted(&mut tool, tab()).await;
+    assert!(
+        !next.text.contains("anew") && !next.text.contains("loaded again"),
+        "{}",
+        next.text
+    );
+    stop(child, Stop::TerminateGroup).await;
+}
+
 async fn start_worker(
     config: &nanomuse_worker::WorkerConfig,
 ) -> (tokio::process::Child, GrpcBackend) {
