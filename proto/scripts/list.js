@@ -581,6 +581,7 @@
   };
   const parentOf = (node) => node.parentElement || (node.getRootNode && node.getRootNode().host) || null;
   const ROW_WORDS = 60;
+  const ROWS = 'tr, [role="row"], li, [role="listitem"]';
   // The words of a row (a table's, a list's, a card) a person reads beside `el` in it.
   const rowWords = (row, el) => {
     const walker = row.ownerDocument.createTreeWalker(row, NodeFilter.SHOW_TEXT);
@@ -1103,8 +1104,15 @@
       for (const index of indexes) {
         const el = listed[index].el;
         let row = el;
-        for (let up = parentOf(row); up && holds.get(up) === 1 && up !== document.body; up = parentOf(up)) row = up;
-        const words = row === el ? '' : rowWords(row, el);
+        // The row a person reads it on, where one is inside that box: a table's row or a list's
+        // item, not everything around it up to where the others are (a changelist's row, not
+        // the whole list beside the message that names the same object).
+        let nearestRow = null;
+        for (let up = parentOf(row); up && holds.get(up) === 1 && up !== document.body; up = parentOf(up)) {
+          row = up;
+          if (!nearestRow && up.matches && up.matches(ROWS)) nearestRow = up;
+        }
+        const words = (nearestRow && rowWords(nearestRow, el)) || (row === el ? '' : rowWords(row, el));
         if (!words) continue;
         const element = elements[index];
         const said = '(in "' + words.replace(/"/g, "'") + '")';

@@ -573,7 +573,8 @@ async fn elements_listed_alike_are_told_apart_by_their_rows() {
         vec![
             // A table row's checkbox is named by the row's words, its item's link included.
             element(1, "checkbox", "Fern 2", "", "(unchecked)"),
-            element(2, "link", "Fern", &link("fern"), ""),
+            // Named again by a message further down: told apart by its own row.
+            element(2, "link", "Fern", &link("fern"), "(in \"2\")"),
             // Not by the row's other buttons.
             element(3, "button", "Edit", "", "(in \"Fern 2\")"),
             element(4, "button", "Delete", "", "(in \"Fern 2\")"),
@@ -598,9 +599,17 @@ async fn elements_listed_alike_are_told_apart_by_their_rows() {
                 &link("cart"),
                 "(in \"Cactus Sun\")"
             ),
+            // The message's list item, not the whole list.
+            element(
+                13,
+                "link",
+                "Fern",
+                &link("fern"),
+                "(in \"The plant was added.\")"
+            ),
             // One of a kind: nothing to tell apart.
-            element(13, "button", "Checkout", "", ""),
-            element(14, "button", "Reload", "", ""),
+            element(14, "button", "Checkout", "", ""),
+            element(15, "button", "Reload", "", ""),
         ]
     );
 
