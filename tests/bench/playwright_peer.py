@@ -5,8 +5,7 @@ The Rust benchmark program runs this script as a subprocess so that our browser 
 Python Playwright are measured in one run, on the same machine, against the same Chromium
 (/usr/bin/chromium) and the same pages (the benchmark's own test server, passed as --base):
 
-    python3 tests/bench/playwright_peer.py --base http://127.0.0.1:PORT \
-        --list-js /path/to/list.js --runs 30 --warmup 5 --out /path/results.json
+    python3 tests/bench/playwright_peer.py --base http://127.0.0.1:PORT --list-js /path/to/list.js
 
 A "full step" is what the original Playwright-based tool did for the agent on every step:
 the action, then the element listing (the JavaScript function in --list-js, run with
@@ -14,16 +13,17 @@ page.evaluate and {"listing_id": <unique>, "max": 80}), then a JPEG q70 screensh
 viewport. The "_bare" steps time the action alone, so the report can show Playwright's own
 split between the action and the listing + frame.
 
-Each step gets --warmup untimed runs, then --runs runs timed with time.perf_counter().
-The result, written to --out as one JSON object:
-
-    {"playwright_version": "...", "chromium_version": "...",
-     "steps": {"navigate_small": {"median_ms": ..., "p95_ms": ..., "mean_ms": ..., "runs": ...},
-               ...}}
-
-p95 is nearest-rank; the median is the usual one (mean of the two middle samples when the
-count is even). Exit 0 on success; on any failure one line goes to stderr and the exit code
-is 1. A watchdog (--deadline-s, default 110 s) turns a hang into such a failure.
+The benchmark takes turns with it, a block of runs of ours, then a block of its, for each
+step, so that what the machine does meanwhile falls on both alike. The protocol, one JSON
+object per line on stdout, answered by one line on stdin:
+    -> {"event": "ready", "playwright_version": "...", "chromium_version": "..."}
+    <- "step NAME RUNS WARMUP"
+    -> {"event": "step", "samples_ms": {"NAME": [...], "NAME_bare": [...]}}
+       (NAME, then NAME_bare where there is one: WARMUP untimed runs, then RUNS timed with
+       time.perf_counter(), each after its setup)
+    a line "done" (or the end of stdin) closes the browser and exits 0.
+On any failure one line goes to stderr and the exit code is 1. A watchdog (--deadline-s,
+default 110 s per step) turns a hang into such a failure.
 
 Requires `pip install playwright==1.65.2` (tests/bench/requirements.txt); no browser download,
 Playwright launches the system Chromium.
@@ -34,9 +34,7 @@ import gc
 import importlib.metadata
 import itertools
 import json
-import math
 import os
-import statistics
 import sys
 import threading
 import time
@@ -178,17 +176,6 @@ STEPS = [
 # --- Measuring -------------------------------------------------------------------------------
 
 
-def summarize(samples_ms):
-    ordered = sorted(samples_ms)
-    rank = math.ceil(0.95 * len(ordered))  # nearest rank, 1-based
-    return {
-        "median_ms": round(statistics.median(ordered), 3),
-        "p95_ms": round(ordered[rank - 1], 3),
-        "mean_ms": round(statistics.fmean(ordered), 3),
-        "runs": len(ordered),
-    }
-
-
 def measure(peer, setup, run, warmup, runs):
     if setup is not None:
         setup(peer)
@@ -199,9 +186,9 @@ def measure(peer, setup, run, warmup, runs):
     for _ in range(runs):
         start = time.perf_counter()
         leftover = run(peer)
-        samples.append((time.perf_counter() - start) * 1000.0)
+        samples.append(round((time.perf_counter() - start) * 1000.0, 3))
         dispose(leftover)
-    return summarize(samples)
+    return samples
 
 
 def dispose(leftover):
@@ -221,15 +208,9 @@ def parse_args():
     parser = OneLineParser(description="Time Playwright's full agent steps for the Rust benchmark.")
     parser.add_argument("--base", required=True, help="test server, e.g. http://127.0.0.1:PORT")
     parser.add_argument("--list-js", required=True, help="file with the listing function (args) => {...}")
-    parser.add_argument("--runs", type=int, default=30, help="timed runs per step")
-    parser.add_argument("--warmup", type=int, default=5, help="untimed runs per step first")
-    parser.add_argument("--out", required=True, help="where to write the result JSON")
     parser.add_argument("--deadline-s", type=float, default=110.0,
-                        help="give up (exit 1) after this many seconds")
-    args = parser.parse_args()
-    if args.runs < 1 or args.warmup < 0:
-        parser.error("--runs must be at least 1 and --warmup at least 0")
-    return args
+                        help="give up (exit 1) when a step takes longer than this many seconds")
+    return parser.parse_args()
 
 
 def fail(message):
@@ -238,53 +219,86 @@ def fail(message):
     sys.exit(1)
 
 
-def start_watchdog(seconds):
-    def expire():
-        print(f"playwright_peer: timed out after {seconds:g} s", file=sys.stderr, flush=True)
-        os._exit(1)  # the Playwright driver notices its parent is gone and closes the browser
+class Watchdog:
+    """Ends the process when a step runs past its deadline."""
 
-    timer = threading.Timer(seconds, expire)
-    timer.daemon = True
-    timer.start()
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.timer = None
+
+    def arm(self):
+        self.disarm()
+
+        def expire():
+            print(f"playwright_peer: a step timed out after {self.seconds:g} s", file=sys.stderr, flush=True)
+            os._exit(1)  # the Playwright driver notices its parent is gone and closes the browser
+
+        self.timer = threading.Timer(self.seconds, expire)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def disarm(self):
+        if self.timer is not None:
+            self.timer.cancel()
 
 
-def run_benchmark(args):
+def send(value):
+    print(json.dumps(value), flush=True)
+
+
+def step_command(line):
+    """(name, runs, warmup) of a "step NAME RUNS WARMUP" line."""
+    parts = line.split()
+    if len(parts) != 4 or parts[0] != "step":
+        raise ValueError(f"not a step command: {line!r}")
+    runs, warmup = int(parts[2]), int(parts[3])
+    if runs < 1 or warmup < 0:
+        raise ValueError(f"runs must be at least 1 and warmup at least 0: {line!r}")
+    return parts[1], runs, warmup
+
+
+def serve(args):
     with open(args.list_js, encoding="utf-8") as f:
         list_js = f.read()
     base = args.base.rstrip("/")
+    watchdog = Watchdog(args.deadline_s)
+    steps = {name: (setup, run) for name, setup, run in STEPS}
     with sync_playwright() as pw:
+        watchdog.arm()
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
             page = context.new_page()
             page.set_default_timeout(OP_TIMEOUT_MS)
             peer = Peer(page, base, list_js)
-            steps = {
-                name: measure(peer, setup, run, args.warmup, args.runs)
-                for name, setup, run in STEPS
-            }
-            return {
+            watchdog.disarm()
+            send({
+                "event": "ready",
                 "playwright_version": importlib.metadata.version("playwright"),
                 "chromium_version": browser.version,
-                "steps": steps,
-            }
+            })
+            for line in sys.stdin:
+                if line.strip() == "done":
+                    break
+                name, runs, warmup = step_command(line)
+                if name not in steps:
+                    raise ValueError(f"no step {name!r}")
+                watchdog.arm()
+                samples = {
+                    each: measure(peer, *steps[each], warmup, runs)
+                    for each in (name, name + "_bare")
+                    if each in steps
+                }
+                watchdog.disarm()
+                send({"event": "step", "samples_ms": samples})
         finally:
             browser.close()
 
 
-def write_json(path, value):
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(value, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
 def main():
     args = parse_args()
-    start_watchdog(args.deadline_s)
     try:
-        write_json(args.out, run_benchmark(args))
+        serve(args)
     except Exception as error:  # one line on stderr, exit 1: the Rust side's contract
         fail(f"{type(error).__name__}: {error}")
     return 0

@@ -289,11 +289,30 @@ async fn main() {
     } else {
         &[]
     };
+    let mut step_peer = match steps {
+        [] => Err("not run (--only)".to_string()),
+        _ => peer::StepPeer::start(&options, &site).await,
+    };
     for &(name, step) in steps {
         let runs = options.runs;
         let in_process = steps::bare(in_process.as_ref(), name, &site, step, runs).await;
         let worker_ops = steps::bare(&worker.backend, name, &site, step, runs).await;
-        let serve = steps::act(&serve_tool, name, &site, step, runs).await;
+        // Ours through serve and Playwright's full step take turns, a block of half the runs
+        // each, twice: what the machine does meanwhile falls on both alike.
+        let half = Runs {
+            warmup: runs.warmup,
+            timed: runs.timed.div_ceil(2),
+        };
+        let mut serve = steps::Timed::default();
+        for _ in 0..2 {
+            serve.extend(steps::timed(&serve_tool, name, &site, step, half).await);
+            if let Ok(peer) = &mut step_peer
+                && let Err(error) = peer.step(name, half).await
+            {
+                step_peer = Err(error);
+            }
+        }
+        let serve = serve.acted();
         let multi = match &multi_tool {
             Some(tool) => Some(steps::act(tool, name, &site, step, runs).await),
             None => None,
@@ -320,14 +339,10 @@ async fn main() {
         eprintln!("{name} done ({:.0} s)", started.elapsed().as_secs_f64());
     }
 
-    // The peer right after the steps, on the same quiet machine (the load rows below leave
-    // browsers and their pages behind).
-    let peer = if options.runs("steps") {
-        let peer = peer::playwright(&options, &site);
-        eprintln!("Playwright done ({:.0} s)", started.elapsed().as_secs_f64());
-        peer
-    } else {
-        Err("not run (--only)".into())
+    // Closed before the load rows, which want the machine to themselves.
+    let peer = match step_peer {
+        Ok(peer) => peer.finish().await,
+        Err(error) => Err(error),
     };
 
     let phone = if options.runs("phone") {

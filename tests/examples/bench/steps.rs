@@ -1,7 +1,7 @@
 //! The steps every column times, and the two ways of timing them: as bare backend ops, and as
 //! the browser tool's actions over gRPC (`Act`) until the reply and until the frame.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use nanomuse_controller::listing::LIST_JS;
 use nanomuse_proto::act_request::Action;
@@ -192,9 +192,35 @@ pub struct Acted {
     pub frame: Option<Stats>,
 }
 
+/// The samples of [`Acted`], which blocks of runs add to.
+#[derive(Default)]
+pub struct Timed {
+    reply: Vec<Duration>,
+    frame: Vec<Duration>,
+}
+
+impl Timed {
+    pub fn extend(&mut self, more: Timed) {
+        self.reply.extend(more.reply);
+        self.frame.extend(more.frame);
+    }
+
+    pub fn acted(self) -> Acted {
+        Acted {
+            reply: stats(self.reply),
+            frame: (!self.frame.is_empty()).then(|| stats(self.frame)),
+        }
+    }
+}
+
 /// Times `step` as `Act` calls on `tool`, on a thread of its own, each until the reply and
 /// until its frame reaches a `WatchFrames` subscriber.
 pub async fn act(tool: &Tool, name: &str, site: &str, step: Step, runs: Runs) -> Acted {
+    timed(tool, name, site, step, runs).await.acted()
+}
+
+/// [`act`]'s samples.
+pub async fn timed(tool: &Tool, name: &str, site: &str, step: Step, runs: Runs) -> Timed {
     let mut tool = tool.clone();
     let thread = format!("bench-{name}");
     let act = |action| act_in(&thread, "bench", action);
@@ -243,8 +269,8 @@ pub async fn act(tool: &Tool, name: &str, site: &str, step: Step, runs: Runs) ->
             to_frame.extend(frame_time);
         }
     }
-    Acted {
-        reply: stats(replies),
-        frame: (!to_frame.is_empty()).then(|| stats(to_frame)),
+    Timed {
+        reply: replies,
+        frame: to_frame,
     }
 }
