@@ -25,7 +25,11 @@ impl StepPeer {
         let (dir, list_js) = list_js_file();
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/playwright_peer.py");
         let mut command = tokio::process::Command::new(&options.python);
-        command.arg(script).args(["--base", site]).arg("--list-js").arg(&list_js);
+        command
+            .arg(script)
+            .args(["--base", site])
+            .arg("--list-js")
+            .arg(&list_js);
         let mut driven = Driven::spawn(command, "Playwright step peer", dir)?;
         driven.event("ready").await?;
         Ok(Self {
@@ -220,8 +224,8 @@ impl Driven {
             .await
             .map_err(|e| format!("reading the {name}: {e}"))?
             .ok_or_else(|| format!("the {name} ended before its {event:?} event"))?;
-        let value: Value = serde_json::from_str(&line)
-            .map_err(|e| format!("the {name} sent {line:?}: {e}"))?;
+        let value: Value =
+            serde_json::from_str(&line).map_err(|e| format!("the {name} sent {line:?}: {e}"))?;
         if value["event"] != event {
             return Err(format!("the {name} sent {line:?}, not {event:?}"));
         }
