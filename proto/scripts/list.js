@@ -612,6 +612,24 @@
     }
     return cut(collapse(text), ROW_WORDS);
   };
+  // Words that are only numbers and marks (a slider's scale: "0 1M 2M", a unit's "%"), or
+  // none: a field's values, not what it is for.
+  const onlyNumbers = (words) => !words || words.split(' ').every((word) => /^[-+−]?[\d.,]*\d[\d.,]*\p{L}{0,2}$|^[^\p{L}\p{N}]+$/u.test(word));
+  // A <label> tied to nothing, just before the box a field is drawn in, where nothing but
+  // numbers is written in that box (Dash's and Radix's sliders: the label above the widget,
+  // the scale's marks and a value box in it). Not past a row, whose words are its context.
+  const labelBeforeBox = (el) => {
+    let node = el;
+    // A widget's thumb lies a few boxes deep (Radix: thumb, its wrapper, the track's root).
+    for (let depth = 0; node && depth < 6 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
+      if (node !== el && (node.matches(ROWS) || !onlyNumbers(textAround(node, el, false)))) return '';
+      const before = node.previousElementSibling;
+      if (before && before.localName === 'label' && !before.hasAttribute('for') && allIn(before, FIELDS).length === 0) {
+        return before.innerText;
+      }
+    }
+    return '';
+  };
   // A field nothing names is named by what a person reads beside it: a <label> next to it that
   // is not tied to another field, else the text of the nearest enclosing row, list item or box
   // that holds no other field (a todo's checkbox by its todo, a table row's by the row).
@@ -824,6 +842,7 @@
       () => imageText(el),
       () => el.getAttribute('title'),
       () => (isFieldKind(kind) ? columnHeader(el) : ''),
+      () => (isFieldKind(kind) ? labelBeforeBox(el) : ''),
       () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
       () => el.getAttribute('name'),
       () => idWords(el),

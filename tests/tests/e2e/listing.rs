@@ -130,6 +130,10 @@ async fn fields_in_a_table_are_named_by_their_columns() {
             element(5, "input", "Starts", "", "(empty)"),
             element(6, "link", "Now", &link("now"), ""),
             element(7, "link", "Pick", &link("pick"), ""),
+            // Named by the label before their box, not by the scale's marks in it.
+            element(8, "input:number", "Minimum population", "", "= \"0\""),
+            element(9, "slider", "Minimum population", "", "= \"0\""),
+            element(10, "checkbox", "Gift wrap", "", "(unchecked)"),
         ]
     );
 }
