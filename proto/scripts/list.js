@@ -76,6 +76,7 @@
   const quoted = (text, limit) => '= ' + JSON.stringify(cut(text.replace(/\p{Cs}/gu, '\uFFFD'), limit));
 
   const kindOf = (el) => {
+    if (standInFor.has(el)) return 'select';
     const tag = el.localName;
     const role = (el.getAttribute('role') || '').trim().toLowerCase();
     if (tag === 'input') {
@@ -278,6 +279,25 @@
   // What is inside a dropdown the page draws (Vuetify's: its own field for a filter, its
   // arrow) is part of it: typing into the dropdown chooses.
   const drawnSelects = new Set();
+  // A native <select> the page hid and drew anew as a plain box beside it (Select2 3's link in
+  // a box, Chosen's), the box showing the option chosen: the box is the dropdown, named by the
+  // select's label. (Boxes that say they are one, role=combobox, are listed as such anyway.)
+  const standInFor = new Map();
+  const findStandIns = (root) => {
+    for (const select of itemsOf(allIn(root, 'select'))) {
+      if (!unseen(select) || select.multiple) continue;
+      const chosen = select.selectedOptions && select.selectedOptions[0];
+      const shown = chosen && collapse(chosen.text);
+      if (!shown) continue;
+      const box = [select.previousElementSibling, select.nextElementSibling].find((sibling) => sibling
+        && !kindOf(sibling) && hasArea(sibling.getBoundingClientRect()) && visibleByCss(sibling)
+        && !clippedAway(sibling)
+        && itemsOf(allIn(sibling, 'input, select, textarea, [role="combobox"], [role="listbox"]')).every(unseen)
+        && itemsOf(allIn(sibling, CONTROLS)).filter((control) => !unseen(control)).length <= 1
+        && collapse(sibling.innerText).includes(shown));
+      if (box) standInFor.set(box, select);
+    }
+  };
   const insideDrawnSelect = (el) => {
     for (let node = el.parentNode; node; node = node.parentNode || node.host) {
       if (drawnSelects.has(node)) return true;
@@ -326,7 +346,9 @@
         label = boxAround(el) || label;
       }
       const labelRect = label && !standIns.has(label) && label.getBoundingClientRect();
-      if (labelRect && hasArea(labelRect) && visibleByCss(label)) {
+      // (A label clipped away as its field is, for screen readers only, stands in for nothing:
+      // Select2's focus catcher's.)
+      if (labelRect && hasArea(labelRect) && visibleByCss(label) && !clippedAway(label)) {
         rect = labelRect;
         target = label;
         standIns.add(label);
@@ -412,6 +434,7 @@
   };
 
   const visit = (root, frame) => {
+    try { findStandIns(root); } catch (_) { /* none */ }
     const all = allIn(root, '*');
     for (let i = 0; i < all.length; i += 1) {
       const el = all[i];
@@ -747,9 +770,11 @@
     const value = collapse(contentText(el));
     const labels = el.labels && el.labels.length ? itemsOf(el.labels)
       : (el.id ? itemsOf(allIn(el.getRootNode(), 'label')).filter((label) => label.htmlFor === el.id) : []);
+    const standsFor = standInFor.get(el);
     return firstName([
       () => el.getAttribute('aria-label'),
       () => labels.map((label) => label.innerText).join(' '),
+      () => (standsFor && standsFor.labels ? itemsOf(standsFor.labels).map((label) => label.innerText).join(' ') : ''),
       // A label drawn inside the box (Vuetify's), the first a person sees.
       () => labelsInside(el)[0] || '',
       () => {

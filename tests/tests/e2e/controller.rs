@@ -463,6 +463,7 @@ async fn controls_kits_draw_are_listed_as_what_they_are_and_chosen_in_by_typing(
             "[9] select \"Carrier\" = \"DHL\" (collapsed)",
             "[10] clickable \"Sort by\"",
             "[11] input \"When\" (empty)",
+            "[12] select \"Author\" = \"(none)\"",
         ],
         "{}",
         page.text
@@ -533,6 +534,15 @@ async fn controls_kits_draw_are_listed_as_what_they_are_and_chosen_in_by_typing(
         text.contains("Chosen: sorted by Oldest") && text.contains("read 2027-01-15"),
         "{text}"
     );
+    // A native select hidden behind a plain box the page draws, which shows its choice.
+    let chosen = type_into(&mut tool, "k", 12, "butler").await;
+    assert!(
+        chosen.text.contains("[12] select \"Author\" = \"Butler\""),
+        "{}",
+        chosen.text
+    );
+    let text = extract(&mut tool, "k").await.text;
+    assert!(text.contains("Chosen: author Butler"), "{text}");
     fleet.stop().await;
 }
 
