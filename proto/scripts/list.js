@@ -464,13 +464,26 @@
     byLines.push(...inView.slice(start, end).sort((a, b) => a.box.left - b.box.left));
     start = end;
   }
+  // An open popup: a dropdown's list of options, a menu, a dialog, a date picker's calendar,
+  // laid over the page by its own box (or one a few levels out) taken out of the flow.
+  const POPUPS = '[role="listbox"], [role="menu"], [role="tree"], [role="grid"], [role="dialog"], '
+    + '[role="tooltip"], .dropdown-menu';
+  const floating = (el) => {
+    for (let node = el, depth = 0; node && node.nodeType === 1 && depth < 3; node = node.parentElement, depth += 1) {
+      if (['absolute', 'fixed'].includes(getComputedStyle(node).position)) return node;
+    }
+    return null;
+  };
   // Regions side by side (a sidebar beside a form: Django's admin) are read one after the
   // other, as a person reads them, not line by line across both: each of the page's landmarks
   // (header, nav, main, aside, footer, search, or their roles) keeps its elements together,
-  // where the first of them comes in reading order, and the landmarks within it likewise.
+  // where the first of them comes in reading order, and the landmarks within it likewise. So
+  // does an open popup, whose items would otherwise be read between the lines of what it
+  // floats over (Bootstrap's dropdown menu over a table).
   const LANDMARK_TAGS = new Set(['header', 'footer', 'nav', 'aside', 'main', 'search']);
   const LANDMARK_ROLES = new Set(['banner', 'contentinfo', 'navigation', 'complementary', 'main', 'search', 'region']);
   const isLandmark = (node) => {
+    if (node.matches(POPUPS) && floating(node)) return true;
     const role = (node.getAttribute('role') || '').trim().split(/\s+/)[0];
     if (!role) return LANDMARK_TAGS.has(node.localName);
     // A region is one only when named (as a screen reader takes it).
@@ -1084,14 +1097,6 @@
   // what is laid out under it, which a tap there would miss: each element whose tap point
   // lies within one, and is not its own or what opened it, is hit-tested there. (Only those:
   // a popup is small, and a hit test is not free.)
-  const POPUPS = '[role="listbox"], [role="menu"], [role="tree"], [role="grid"], [role="dialog"], '
-    + '[role="tooltip"], .dropdown-menu';
-  const floating = (el) => {
-    for (let node = el, depth = 0; node && node.nodeType === 1 && depth < 3; node = node.parentElement, depth += 1) {
-      if (['absolute', 'fixed'].includes(getComputedStyle(node).position)) return node;
-    }
-    return null;
-  };
   const popups = readable(() => itemsOf(allIn(document, POPUPS)).map((popup) => {
     const box = floating(popup);
     const rect = box && visibleByCss(popup) && box.getBoundingClientRect();

@@ -107,6 +107,12 @@ async fn regions_side_by_side_are_read_one_after_the_other() {
             element(9, "input", "Title", "", "(empty)"),
             element(10, "input", "Author", "", "(empty)"),
             element(11, "button", "Save", "", ""),
+            element(12, "link", "Add Filter", &link("filters"), "(expanded)"),
+            // The open menu's items together, not between the lines of the table under it.
+            element(13, "link", "Pages", &link("by-pages"), ""),
+            element(14, "link", "Year", &link("by-year"), ""),
+            element(15, "link", "Title", &link("sort-title"), ""),
+            element(16, "link", "Author", &link("sort-author"), ""),
         ]
     );
 }
