@@ -593,6 +593,22 @@
     const named = el.querySelector('[aria-label]:not([aria-label=""]), [title]:not([title=""])');
     return named && (named.getAttribute('aria-label') || named.getAttribute('title'));
   };
+  // An icon font's glyph, named by its class as its kit names it (Font Awesome's "fa-check",
+  // "fa-trash-can"; Bootstrap's "bi-pencil"; Glyphicons, Material Design Icons): what a person
+  // sees on a button with no words (x-editable's ✓ and ✗ in Flask-Admin's lists). Not a style
+  // class of the kit (size, weight, animation).
+  const ICON_CLASS = /^(?:fa|bi|glyphicon|mdi|ti|la|icon)-([a-z][a-z0-9-]*)$/;
+  const ICON_STYLES = /^(?:solid|regular|light|thin|duotone|brands|sharp|fw|lg|xs|sm|xl|2xs|2xl|\d+x|spin|pulse|border|inverse|li|ul|stack(?:-\dx)?|flip(?:-.*)?|rotate(?:-.*)?|beat(?:-.*)?|bounce|fade|shake|spin-pulse|spin-reverse)$/;
+  const iconName = (el) => {
+    for (const icon of [el, ...itemsOf(allIn(el, '[class]'))].slice(0, 20)) {
+      for (const token of itemsOf(icon.classList || [])) {
+        const match = ICON_CLASS.exec(token);
+        // (Font Awesome calls its × "times", later "xmark": a close or cancel to a person.)
+        if (match && !ICON_STYLES.test(match[1])) return match[1].replace(/^(?:times|xmark)$/, 'close').replace(/-/g, ' ');
+      }
+    }
+    return '';
+  };
   const buttonInputText = (el) => {
     if (el.localName !== 'input' || !BUTTON_INPUTS.has(el.type)) return '';
     return el.value || { submit: 'Submit', reset: 'Reset' }[el.type] || '';
@@ -882,6 +898,7 @@
       () => (isFieldKind(kind) ? columnHeader(el) : ''),
       () => (isFieldKind(kind) ? labelBeforeBox(el) : ''),
       () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
+      () => (isFieldKind(kind) ? '' : iconName(el)),
       () => el.getAttribute('name'),
       () => idWords(el),
     ];

@@ -566,6 +566,32 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
     .await;
     let (listing, _) = list(b, "p", "short-words", 50).await;
     assert_eq!(listing.elements[0].label, "send message button");
+    // A button with no words but an icon font's glyph is named by the glyph, as its kit names
+    // it, not by the kit's style classes; Font Awesome's × says what it does.
+    for (icon, name) in [
+        ("fa fa-solid fa-fw fa-trash-can", "trash can"),
+        ("bi bi-pencil", "pencil"),
+        ("fa fa-times fa-lg", "close"),
+    ] {
+        eval(
+            b,
+            "p",
+            "(icon) => { document.body.insertAdjacentHTML('afterbegin', \
+             '<button id=\"b1\"><i aria-hidden=\"true\"></i></button>'); \
+             document.querySelector('#b1 i').className = icon; document.querySelector('#b1').removeAttribute('id'); }",
+            json!(icon),
+        )
+        .await;
+        let (listing, _) = list(b, "p", "icon", 50).await;
+        assert_eq!(
+            (
+                listing.elements[0].kind.as_str(),
+                listing.elements[0].label.as_str()
+            ),
+            ("button", name),
+            "{icon}"
+        );
+    }
     worker.stop().await;
 }
 
