@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use nanomuse_proto::{ActReply, KeyRequest, TapRequest};
+use nanomuse_proto::{ActReply, KeyRequest, TapRequest, TypeRequest};
 use serde_json::Value;
 
 use super::{Aim, Ctx, quoted};
@@ -56,21 +56,35 @@ pub async fn choose(
         ctx.settle(ctx.settle_ms).await?;
     }
     let listing = ctx.list().await?;
-    let new: HashSet<u64> = if open_already {
+    let new = if open_already {
         HashSet::new()
     } else {
-        serde_json::from_value(ctx.evaluate(NEWLY_LISTED, Value::Null).await?).unwrap_or_default()
+        newly_listed(ctx).await?
     };
-    let opened = opened_choices(&listing, &new);
-    // Open before, or opened in place of nodes the page had (a framework that draws it all
-    // anew): every option in view.
-    let offered: Vec<&ListedElement> = if opened.is_empty() {
-        options(&listing).collect()
-    } else {
-        opened
-    };
+    let mut picked = pick(&offered_by(&listing, &new), text).cloned();
+    // A dropdown that fetches its options as one types (Select2's, Django's autocomplete
+    // fields) opens on a first page of them, its search field focused: the text is typed
+    // there, and the options that brings are looked at.
+    let searched = picked.is_err() && !open_already && searches(&listing, &new);
+    if searched {
+        ctx.evaluate(KEEP_LISTED, Value::Null).await?;
+        ctx.op(TypeRequest {
+            session: ctx.session(),
+            text: text.into(),
+        })
+        .await?;
+        ctx.settle(ctx.settle_ms).await?;
+        let listing = ctx.list().await?;
+        let new = newly_listed(ctx).await?;
+        let offered = offered_by(&listing, &new);
+        picked = if offered.is_empty() {
+            Err("its search for the text found no option".into())
+        } else {
+            pick(&offered, text).cloned()
+        };
+    }
     let name = quoted(label);
-    let option = match pick(&offered, text) {
+    let option = match picked {
         // Chosen already: a tap would take it out again where several may be chosen (Dash's
         // multi-select), so nothing is tapped, and a dropdown this action opened is closed.
         Ok(option) if option.state.contains("(selected)") || option.state.contains("(checked)") => {
@@ -99,9 +113,14 @@ pub async fn choose(
             ctx.settle(ctx.settle_ms).await?;
             // The numbers of the page as it is again: the model's next action uses them.
             ctx.list().await?;
+            let looked = if searched {
+                "it was opened, the text typed into its search field, and closed again"
+            } else {
+                "it was opened to look and closed again"
+            };
             return Err(ControllerError::InvalidArgument(format!(
-                "{why} (the dropdown [{n}] {name}, which the page draws: it was opened to look \
-                 and closed again, and nothing was chosen)"
+                "{why} (the dropdown [{n}] {name}, which the page draws: {looked}, and nothing \
+                 was chosen)"
             )));
         }
     };
@@ -116,8 +135,13 @@ pub async fn choose(
     ctx.after_change(
         format!("Chose in {name}"),
         format!(
-            "Chose the option of {name} the text names (a dropdown the page draws: opened, then \
-             its option {} clicked).",
+            "Chose the option of {name} the text names (a dropdown the page draws: opened, {}\
+             then its option {} clicked).",
+            if searched {
+                "the text typed into its search field, "
+            } else {
+                ""
+            },
             quoted(&found.label)
         ),
     )
@@ -132,6 +156,34 @@ async fn close(ctx: &mut Ctx<'_>) -> Result<()> {
     })
     .await?;
     Ok(())
+}
+
+/// The numbers of the elements listed since [`KEEP_LISTED`] kept the ones before.
+async fn newly_listed(ctx: &Ctx<'_>) -> Result<HashSet<u64>> {
+    Ok(serde_json::from_value(ctx.evaluate(NEWLY_LISTED, Value::Null).await?).unwrap_or_default())
+}
+
+/// What an opening offers to choose from: the options it listed, else (open before, or opened
+/// in place of nodes the page had: a framework that draws it all anew) every option in view.
+fn offered_by<'a>(listing: &'a Listing, new: &HashSet<u64>) -> Vec<&'a ListedElement> {
+    let opened = opened_choices(listing, new);
+    if opened.is_empty() {
+        options(listing).collect()
+    } else {
+        opened
+    }
+}
+
+/// Whether the opening gave the focus to a field of its own that takes text: the dropdown's
+/// search.
+fn searches(listing: &Listing, new: &HashSet<u64>) -> bool {
+    listing.focused > 0
+        && new.contains(&(listing.focused as u64))
+        && listing
+            .elements
+            .iter()
+            .find(|e| i64::from(e.n) == listing.focused)
+            .is_some_and(|e| e.kind.starts_with("input") && super::type_text::takes_text(&e.kind))
 }
 
 fn options(listing: &Listing) -> impl Iterator<Item = &ListedElement> {

@@ -464,6 +464,7 @@ async fn controls_kits_draw_are_listed_as_what_they_are_and_chosen_in_by_typing(
             "[10] clickable \"Sort by\"",
             "[11] input \"When\" (empty)",
             "[12] select \"Author\" = \"(none)\"",
+            "[13] select \"Reviewer\" = \"nobody\" (collapsed)",
         ],
         "{}",
         page.text
@@ -543,6 +544,36 @@ async fn controls_kits_draw_are_listed_as_what_they_are_and_chosen_in_by_typing(
     );
     let text = extract(&mut tool, "k").await.text;
     assert!(text.contains("Chosen: author Butler"), "{text}");
+    // One that shows a first page of its options, the rest found by its search.
+    let chosen = type_into(&mut tool, "k", 13, "zadie").await;
+    assert!(
+        chosen.text.starts_with(
+            "Chose the option of 'Reviewer' the text names (a dropdown the page draws: opened, \
+             the text typed into its search field, then its option 'Zadie Smith' clicked)."
+        ) && chosen
+            .text
+            .contains("[13] select \"Reviewer\" = \"Zadie Smith\" (collapsed)"),
+        "{}",
+        chosen.text
+    );
+    let refused = tool
+        .act(act(
+            "k",
+            Action::Type(TypeAction {
+                n: 13,
+                text: "nobody at all".into(),
+            }),
+        ))
+        .await
+        .expect_err("no reviewer is named so");
+    assert!(
+        refused.message().starts_with(
+            "its search for the text found no option (the dropdown [13] 'Reviewer', which the \
+             page draws: it was opened, the text typed into its search field, and closed again"
+        ),
+        "{}",
+        refused.message()
+    );
     fleet.stop().await;
 }
 
