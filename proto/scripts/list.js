@@ -732,6 +732,19 @@
     }
     return '';
   };
+  // A field alone in its cell, in a row of several fields with no column headers, is named by
+  // the row's first cell when that cell holds no field: what the row is about (Flask-Admin's
+  // filter row: "× Published", then its operation's select and its value's field).
+  const rowHeader = (el) => {
+    const cell = el.closest('td');
+    const row = cell && cell.parentElement;
+    if (!row || row.localName !== 'tr' || row.cells[0] === cell) return '';
+    const others = (box) => itemsOf(allIn(box, FIELDS)).filter((other) => other !== el && !el.contains(other) && !unseen(other));
+    if (others(row).length === 0 || others(cell).length > 0) return '';
+    const first = row.cells[0];
+    if (others(first).length > 0) return '';
+    return collapse(wordsOf(first)).replace(/(^|\s)[^\p{L}\p{N}\s]+(?=\s|$)/gu, ' ');
+  };
   // What CSS draws as an icon's text (TodoMVC's "×"), as an accessibility tree names it.
   const drawnText = (el) => ['::before', '::after']
     .map((pseudo) => /^"(.*)"$/.exec(getComputedStyle(el, pseudo).content))
@@ -812,6 +825,7 @@
         return named.join(' ');
       },
       () => contextOf(el),
+      () => rowHeader(el),
     ]);
   };
   // What a dropdown around a read-only field draws beside it, the field's own value left empty
@@ -898,7 +912,7 @@
       () => (isFieldKind(kind) ? columnHeader(el) : ''),
       () => (isFieldKind(kind) ? labelBeforeBox(el) : ''),
       () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
-      () => (isFieldKind(kind) ? '' : iconName(el)),
+      () => (isFieldKind(kind) ? rowHeader(el) : iconName(el)),
       () => el.getAttribute('name'),
       () => idWords(el),
     ];

@@ -140,6 +140,10 @@ async fn fields_in_a_table_are_named_by_their_columns() {
             element(8, "input:number", "Minimum population", "", "= \"0\""),
             element(9, "slider", "Minimum population", "", "= \"0\""),
             element(10, "checkbox", "Gift wrap", "", "(unchecked)"),
+            element(11, "link", "× Published", &link("remove"), ""),
+            // Named by what its row is about, in the row's first cell.
+            element(12, "select", "Published", "", "= \"equals\""),
+            element(13, "input", "Published equals", "", "(empty)"),
         ]
     );
 }
