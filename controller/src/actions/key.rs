@@ -156,6 +156,7 @@ mod tests {
         assert_eq!(h.backend.ops(), ["key"]);
         assert_eq!(h.listed_url(), None);
     }
+
     #[tokio::test]
     async fn a_key_on_a_page_opened_anew_says_so_not_that_the_key_reloaded_it() {
         let page = FakePage::new("https://x.example/form", "Form", &[("input", "Name")]);

@@ -323,6 +323,7 @@ mod tests {
         );
         assert!(h.backend.ops().is_empty());
     }
+
     #[tokio::test]
     async fn a_field_left_empty_by_the_text_says_what_it_takes() {
         let page = FakePage::new(
