@@ -464,8 +464,9 @@
     byLines.push(...inView.slice(start, end).sort((a, b) => a.box.left - b.box.left));
     start = end;
   }
-  // An open popup: a dropdown's list of options, a menu, a dialog, a date picker's calendar,
-  // laid over the page by its own box (or one a few levels out) taken out of the flow.
+  // The open popups: a dropdown's list of options, a menu, a dialog, a date picker's calendar,
+  // each laid over the page by its own box (or one a few levels out) taken out of the flow;
+  // with that box and where it lies.
   const POPUPS = '[role="listbox"], [role="menu"], [role="tree"], [role="grid"], [role="dialog"], '
     + '[role="tooltip"], .dropdown-menu';
   const floating = (el) => {
@@ -474,6 +475,15 @@
     }
     return null;
   };
+  let popups = [];
+  try {
+    popups = itemsOf(allIn(document, POPUPS)).map((popup) => {
+      const box = floating(popup);
+      const rect = box && visibleByCss(popup) && box.getBoundingClientRect();
+      return rect && hasArea(rect) ? { popup, box, rect } : null;
+    }).filter(Boolean);
+  } catch (_) { /* none read */ }
+  const openPopups = new Set(popups.map(({ popup }) => popup));
   // Regions side by side (a sidebar beside a form: Django's admin) are read one after the
   // other, as a person reads them, not line by line across both: each of the page's landmarks
   // (header, nav, main, aside, footer, search, or their roles) keeps its elements together,
@@ -483,7 +493,7 @@
   const LANDMARK_TAGS = new Set(['header', 'footer', 'nav', 'aside', 'main', 'search']);
   const LANDMARK_ROLES = new Set(['banner', 'contentinfo', 'navigation', 'complementary', 'main', 'search', 'region']);
   const isLandmark = (node) => {
-    if (node.matches(POPUPS) && floating(node)) return true;
+    if (openPopups.has(node)) return true;
     const role = (node.getAttribute('role') || '').trim().split(/\s+/)[0];
     if (!role) return LANDMARK_TAGS.has(node.localName);
     // A region is one only when named (as a screen reader takes it).
@@ -664,6 +674,8 @@
     }
     return cut(collapse(text), ROW_WORDS);
   };
+  // Marks on their own ("|", "×", "›") are no words: left out.
+  const withoutMarks = (text) => collapse(String(text).replace(/(^|\s)[^\p{L}\p{N}\s]+(?=\s|$)/gu, ' '));
   // Words that are only numbers and marks (a slider's scale: "0 1M 2M", a unit's "%"), or
   // none: a field's values, not what it is for.
   const onlyNumbers = (words) => !words || words.split(' ').every((word) => /^[-+−]?[\d.,]*\d[\d.,]*\p{L}{0,2}$|^[^\p{L}\p{N}]+$/u.test(word));
@@ -702,7 +714,7 @@
         : textAround(node, el, true) || textAround(node, el, false);
       // Marks on their own (the "|" between a date field's "Today" and calendar links) are
       // no words: left out, and where nothing else is, a box further out may name it.
-      const words = collapse(text.replace(/(^|\s)[^\p{L}\p{N}\s]+(?=\s|$)/gu, ' '));
+      const words = withoutMarks(text);
       if (words) return words;
     }
     return '';
@@ -743,7 +755,7 @@
     if (others(row).length === 0 || others(cell).length > 0) return '';
     const first = row.cells[0];
     if (others(first).length > 0) return '';
-    return collapse(wordsOf(first)).replace(/(^|\s)[^\p{L}\p{N}\s]+(?=\s|$)/gu, ' ');
+    return withoutMarks(wordsOf(first));
   };
   // What CSS draws as an icon's text (TodoMVC's "×"), as an accessibility tree names it.
   const drawnText = (el) => ['::before', '::after']
@@ -1124,15 +1136,9 @@
     }
     return false;
   };
-  // An open popup (a dropdown's list of options, a menu, a date picker's calendar) floats over
-  // what is laid out under it, which a tap there would miss: each element whose tap point
-  // lies within one, and is not its own or what opened it, is hit-tested there. (Only those:
-  // a popup is small, and a hit test is not free.)
-  const popups = readable(() => itemsOf(allIn(document, POPUPS)).map((popup) => {
-    const box = floating(popup);
-    const rect = box && visibleByCss(popup) && box.getBoundingClientRect();
-    return rect && hasArea(rect) ? { box, rect } : null;
-  }).filter(Boolean)) || [];
+  // An open popup floats over what is laid out under it, which a tap there would miss: each
+  // element whose tap point lies within one, and is not its own or what opened it, is
+  // hit-tested there. (Only those: a popup is small, and a hit test is not free.)
   const underPopup = (target, x, y) => popups.some(({ box, rect }) => {
     if (x < rect.left || x > rect.right || y < rect.top || y > rect.bottom) return false;
     if (within(target, box) || within(box, target)) return false;
