@@ -609,12 +609,18 @@
   // class of the kit (size, weight, animation).
   const ICON_CLASS = /^(?:fa|bi|glyphicon|mdi|ti|la|icon)-([a-z][a-z0-9-]*)$/;
   const ICON_STYLES = /^(?:solid|regular|light|thin|duotone|brands|sharp|fw|lg|xs|sm|xl|2xs|2xl|\d+x|spin|pulse|border|inverse|li|ul|stack(?:-\dx)?|flip(?:-.*)?|rotate(?:-.*)?|beat(?:-.*)?|bounce|fade|shake|spin-pulse|spin-reverse)$/;
+  const ICON_VARIANTS = new Set(['fill', 'o', 'outline', 'alt', 'lg', 'sm']);
   const iconName = (el) => {
     for (const icon of [el, ...itemsOf(allIn(el, '[class]'))].slice(0, 20)) {
       for (const token of itemsOf(icon.classList || [])) {
         const match = ICON_CLASS.exec(token);
-        // (Font Awesome calls its × "times", later "xmark": a close or cancel to a person.)
-        if (match && !ICON_STYLES.test(match[1])) return match[1].replace(/^(?:times|xmark)$/, 'close').replace(/-/g, ' ');
+        if (!match || ICON_STYLES.test(match[1])) continue;
+        // Less a kit's variants of one glyph ("trash3-fill", "x-lg", "trash-alt", "file-o").
+        const name = match[1].split('-').map((word) => word.replace(/\d+$/, ''))
+          .filter((word) => word && !ICON_VARIANTS.has(word)).join(' ');
+        // (Font Awesome calls its × "times", later "xmark"; Bootstrap's is "x": a close or
+        // cancel to a person.)
+        if (name) return /^(?:times|xmark|x)$/.test(name) ? 'close' : name;
       }
     }
     return '';

@@ -576,6 +576,9 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
         ("fa fa-solid fa-fw fa-trash-can", "trash can"),
         ("bi bi-pencil", "pencil"),
         ("fa fa-times fa-lg", "close"),
+        // Less the kit's variants of one glyph.
+        ("bi bi-trash3-fill", "trash"),
+        ("bi bi-x-lg", "close"),
     ] {
         eval(
             b,
