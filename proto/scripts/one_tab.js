@@ -2,7 +2,22 @@
   if (window !== window.top || window.__nanomuseOneTab) return;
   window.__nanomuseOneTab = true;
   const sameWindow = (target) => !target || ['_self', '_parent', '_top'].includes(target);
-  window.open = function (url) {
+  // A browser that can hold a page's windows (the worker's says so before this runs) lets a
+  // popup asked for with its size or place open as one: the page talks to it and it to its
+  // opener (a related object's form, a sign-in), and the thread acts on it until it closes.
+  const popupsOpen = window.__nanomusePopupsOpen === true;
+  const open = window.open;
+  window.open = function (url, name, features) {
+    const popup = popupsOpen && typeof features === 'string' && features.trim() !== ''
+      && !/\bno(opener|referrer)\b/i.test(features);
+    if (popup) {
+      // As a link's navigation does (below): the settle after the action that opened it waits
+      // for the worker to make it the thread's page.
+      Object.defineProperty(window, '__nanomuseLeavingAt', {
+        value: performance.now(), configurable: true, writable: true,
+      });
+      return open.call(window, url, name, features);
+    }
     if (url !== undefined && url !== null && String(url) !== '') {
       location.href = new URL(String(url), location.href).href;
     }

@@ -93,23 +93,37 @@ impl Engine {
         changes: Changes,
         run: impl AsyncFnOnce(&PageHandle) -> Result<T>,
     ) -> Result<T, BackendError> {
-        self.on_page_as(session, op, changes, true, run).await
+        self.on_page_as(session, op, changes, Runs::Alone, run)
+            .await
     }
 
-    /// Runs `op` on the session's page: `alone`, after the page's other ops; or beside them,
-    /// for an op that only reads the picture (the controller asks for it alongside a settle).
+    /// Runs `op` on the session's page, as `runs` says.
     async fn on_page_as<T>(
         &self,
         session: Option<&Session>,
         op: &'static str,
         changes: Changes,
-        alone: bool,
+        runs: Runs,
         run: impl AsyncFnOnce(&PageHandle) -> Result<T>,
     ) -> Result<T, BackendError> {
         let (page, _in_use) = self.pool.page(session).await?;
-        let _alone = match alone {
-            true => Some(page.op_lock.lock().await),
-            false => None,
+        let outcome = self.on(&page, op, changes, runs, run).await;
+        outcome.unwrap_or_else(|| Err(lost(op, "the window closed").into()))
+    }
+
+    /// [`Self::on_page_as`] on `page`; `None` when the op should look again on the thread's
+    /// new front page (a popup of `page` that closed under it).
+    async fn on<T>(
+        &self,
+        page: &PageHandle,
+        op: &'static str,
+        changes: Changes,
+        runs: Runs,
+        run: impl AsyncFnOnce(&PageHandle) -> Result<T>,
+    ) -> Option<Result<T, BackendError>> {
+        let _alone = match runs {
+            Runs::Alone | Runs::FollowingTheFront => Some(page.op_lock.lock().await),
+            Runs::BesideOthers => None,
         };
         // What starts something on the page begins an action: a settle after it is quiet at
         // once only if no request came since.
@@ -119,12 +133,15 @@ impl Engine {
         let bound = self.op_bound();
         let outcome = tokio::select! {
             biased;
-            outcome = tokio::time::timeout(bound, run(&page)) => {
+            outcome = tokio::time::timeout(bound, run(page)) => {
                 outcome.unwrap_or_else(|_| Err(WorkerError::timeout(op, bound.as_millis() as u64)))
             }
             // A crashed renderer or a dead browser answers nothing: the op fails now, saying so.
             why = page.until_lost() => Err(lost(op, &why)),
         };
+        if runs == Runs::FollowingTheFront && page.closed_as_window() {
+            return None;
+        }
         // A command cut off by the browser's death may fail before the death is seen: the
         // reason, when it comes at once, is the clearer error.
         let outcome = match outcome {
@@ -145,12 +162,29 @@ impl Engine {
             Changes::Page => page.cookies.save_soon(),
             Changes::Script | Changes::Nothing => {}
         }
-        outcome.map_err(|error| {
+        Some(outcome.map_err(|error| {
             tracing::debug!(op, %error, "op failed");
             BackendError::from(error)
-        })
+        }))
     }
 }
+
+/// How an op runs on its page.
+#[derive(Clone, Copy, PartialEq)]
+enum Runs {
+    /// After the page's other ops.
+    Alone,
+    /// Beside them: an op that only reads the picture (the controller asks for it alongside a
+    /// settle).
+    BesideOthers,
+    /// Alone, and again on the thread's new front page when it moves meanwhile (a popup opened
+    /// or closed): a settle after the action that did it waits for the page the thread is on.
+    FollowingTheFront,
+}
+
+/// How many moves of the front one op follows: a page that opens and closes windows on and on
+/// does not hold it past that.
+const FRONT_MOVES_FOLLOWED: u32 = 4;
 
 /// The error of an op whose page was lost under it.
 fn lost(op: &str, why: &str) -> WorkerError {
@@ -228,24 +262,64 @@ impl Backend for Engine {
 
     async fn back(&self, request: BackRequest) -> Result<BackReply, BackendError> {
         let timeout = self.config.timeout();
+        let session = request.session.as_ref();
+        let closed = self
+            .on_page(session, "back", Changes::Nothing, async |page| {
+                ops::back::close_first_popup(page).await
+            })
+            .await?;
         self.on_page(
-            request.session.as_ref(),
+            session,
             "back",
             Changes::Cookies,
-            async |page| ops::back::run(page, &request, timeout).await,
+            async |page| match closed {
+                // On the opener now, as it was.
+                true => Ok(BackReply {
+                    page: Some(ops::page_info(page).await?),
+                    refused: Vec::new(),
+                }),
+                false => ops::back::run(page, &request, timeout).await,
+            },
         )
         .await
     }
 
     async fn settle(&self, request: SettleRequest) -> Result<SettleReply, BackendError> {
         let timeout = self.config.timeout();
-        self.on_page(
-            request.session.as_ref(),
-            "settle",
-            Changes::Cookies,
-            async |page| ops::settle::run(page, &request, timeout).await,
-        )
-        .await
+        let session = request.session.as_ref();
+        let mut moves = 0;
+        loop {
+            let (page, _in_use) = self.pool.page(session).await?;
+            let follows = moves < FRONT_MOVES_FOLLOWED;
+            let settling = self.on(
+                &page,
+                "settle",
+                Changes::Cookies,
+                if follows {
+                    Runs::FollowingTheFront
+                } else {
+                    Runs::Alone
+                },
+                async |page| ops::settle::run(page, &request, timeout).await,
+            );
+            let moved = async {
+                match follows {
+                    true => page.front_moved().await,
+                    false => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                outcome = settling => if let Some(outcome) = outcome {
+                    let arrival = std::mem::take(&mut *page.arrival.lock().unwrap());
+                    return outcome.map(|reply| SettleReply {
+                        window: arrival as i32,
+                        ..reply
+                    });
+                },
+                () = moved => {}
+            }
+            moves += 1;
+        }
     }
 
     async fn screenshot(
@@ -257,7 +331,7 @@ impl Backend for Engine {
             request.session.as_ref(),
             "screenshot",
             Changes::Nothing,
-            false,
+            Runs::BesideOthers,
             async |page| ops::screenshot::run(page, &request, quality).await,
         )
         .await

@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use chromiumoxide::Browser;
 use chromiumoxide::cdp::browser_protocol::target::{
-    EventAttachedToTarget, EventTargetCrashed, EventTargetCreated,
+    EventAttachedToTarget, EventTargetCrashed, EventTargetCreated, EventTargetDestroyed,
 };
 use chromiumoxide::handler::HandlerConfig;
 use futures::StreamExt;
-use nanomuse_proto::UrlPolicy;
+use nanomuse_proto::{UrlPolicy, WindowChange};
 use serde_json::json;
 
 use crate::cdp::{self, SideChannel};
@@ -292,6 +292,7 @@ impl LiveBrowser {
                 self.egress.clone(),
                 spec,
                 &self.chrome_major,
+                false,
             );
             let crashed = async {
                 while let Some(event) = crashes.next().await {
@@ -334,6 +335,91 @@ impl LiveBrowser {
             }
         }
         Ok(page)
+    }
+
+    /// The page the thread of `key` acts on: its own, or the popup it opened (and the one that
+    /// opened, …) while that is open, made a page of ours here on first use (see
+    /// [`crate::page::Windows`]).
+    pub async fn front(&mut self, key: &str) -> Option<Arc<PageHandle>> {
+        let mut front = self.pages.get(key)?.clone();
+        loop {
+            let (opened, popup) = {
+                let mut windows = front.windows.lock().unwrap();
+                if windows
+                    .popup
+                    .as_ref()
+                    .is_some_and(|popup| popup.lost().is_some())
+                {
+                    windows.popup = None;
+                    *front.arrival.lock().unwrap() = WindowChange::Closed;
+                }
+                (windows.opened.take(), windows.popup.clone())
+            };
+            if let Some(popup) = popup {
+                front = popup;
+                continue;
+            }
+            let Some(target) = opened else {
+                return Some(front);
+            };
+            match self.adopt_window(&front, &target).await {
+                Ok(popup) => {
+                    *popup.arrival.lock().unwrap() = WindowChange::Opened;
+                    front.windows.lock().unwrap().popup = Some(popup.clone());
+                    front = popup;
+                }
+                Err(error) => {
+                    tracing::info!(%error, "a window the page opened did not become a page");
+                    return Some(front);
+                }
+            }
+        }
+    }
+
+    /// Makes `target`, a window `opener` opened, a page of ours with the opener's settings.
+    async fn adopt_window(&self, opener: &PageHandle, target: &str) -> Result<Arc<PageHandle>> {
+        let mut attached = self
+            .browser
+            .event_listener::<EventAttachedToTarget>()
+            .await?;
+        let deadline = tokio::time::Instant::now() + TAB_TAKE_UP_WAIT;
+        let pages = taken_up(
+            &self.browser,
+            &mut attached,
+            std::slice::from_ref(&target.to_string()),
+            deadline,
+        )
+        .await;
+        let Some(tab) = pages
+            .into_iter()
+            .find(|page| page.target_id().inner() == target)
+        else {
+            return Err(WorkerError::BrowserGone(
+                "the window closed before it became a page".into(),
+            ));
+        };
+        let spec = PageSpec {
+            settings: opener.settings(),
+            // Its own: a page brought back after a relaunch is the opener, at its address.
+            last_url: Arc::default(),
+        };
+        let popup = PageHandle::create(
+            tab,
+            self.side.clone(),
+            self.downloads.clone(),
+            self.cookies.clone(),
+            self.egress.clone(),
+            &spec,
+            &self.chrome_major,
+            true,
+        )
+        .await?;
+        self.page_index
+            .lock()
+            .unwrap()
+            .insert(popup.target_id.clone(), Arc::downgrade(&popup));
+        tracing::info!("a popup the page opened is the thread's page until it closes");
+        Ok(popup)
     }
 
     /// A new blank tab. Opened on our own connection, then waited for until chromiumoxide has
@@ -525,15 +611,30 @@ async fn taken_up(
     }
 }
 
-/// A link or script that opened a window anyway: close it and load its URL in the opener.
+/// A window a page of ours opened: a popup that can reach its opener becomes the thread's
+/// page while it is open (see [`crate::page::Windows`]); any other (a link that opened a window
+/// anyway, a second popup) is closed and its URL loaded in the opener. A popup that closes
+/// hands the thread back to its opener.
 async fn watch_new_windows(
     browser: &Browser,
     side: Arc<SideChannel>,
     pages: PageIndex,
 ) -> Result<tokio::task::JoinHandle<()>> {
     let mut created = browser.event_listener::<EventTargetCreated>().await?;
+    let mut destroyed = browser.event_listener::<EventTargetDestroyed>().await?;
     Ok(tokio::spawn(async move {
-        while let Some(event) = created.next().await {
+        loop {
+            let event = tokio::select! {
+                Some(event) = created.next() => event,
+                Some(event) = destroyed.next() => {
+                    let page = pages.lock().unwrap().get(event.target_id.inner()).and_then(Weak::upgrade);
+                    if let Some(page) = page.filter(|page| page.is_popup) {
+                        page.mark_closed();
+                    }
+                    continue;
+                }
+                else => break,
+            };
             let info = &event.target_info;
             let Some(opener) = info.opener_id.as_ref() else {
                 continue;
@@ -546,6 +647,9 @@ async fn watch_new_windows(
             else {
                 continue;
             };
+            if info.can_access_opener && page.take_window(info.target_id.inner()) {
+                continue;
+            }
             let url = info.url.clone();
             let _ = side
                 .call(

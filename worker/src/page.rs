@@ -49,6 +49,27 @@ pub struct PageHandle {
     /// An op in flight fails at once with the reason; the next op replaces the page.
     lost: watch::Sender<Option<String>>,
     dialogs_task: tokio::task::JoinHandle<()>,
+    /// Whether the page is a window another page of ours opened (see [`Windows`]).
+    pub is_popup: bool,
+    pub windows: Mutex<Windows>,
+    /// How the thread came onto this page, not yet told: as a popup just made a page of ours,
+    /// or back from its popup that closed. The next settle's reply tells it.
+    pub arrival: Mutex<nanomuse_proto::WindowChange>,
+    /// Counts the moves of the thread's front page off this one: a window it opened, or its own
+    /// closing as a window. An op that follows the front (a settle) looks again then.
+    front_moves: watch::Sender<u64>,
+}
+
+/// The popup a page opened (`window.open` with a size or a place, its opener reachable: a
+/// related object's form, a sign-in). The thread acts on it until it closes, as a person
+/// would, and the page that opened it stays as it was behind it. One at a time: more windows
+/// load in their opener, as links to a new window do.
+#[derive(Default)]
+pub struct Windows {
+    /// The popup's target, not yet made a page of ours (the next op on the thread does).
+    pub opened: Option<String>,
+    /// The popup, made a page of ours.
+    pub popup: Option<Arc<PageHandle>>,
 }
 
 impl PageHandle {
@@ -65,6 +86,7 @@ impl PageHandle {
         egress: Arc<Egress>,
         spec: &PageSpec,
         chrome_major: &str,
+        is_popup: bool,
     ) -> Result<Arc<Self>> {
         let target_id = page.target_id().inner().clone();
         // A download this page starts records the page it came from.
@@ -110,6 +132,10 @@ impl PageHandle {
             op_lock: tokio::sync::Mutex::new(()),
             lost: watch::channel(None).0,
             dialogs_task,
+            is_popup,
+            windows: Mutex::default(),
+            arrival: Mutex::new(nanomuse_proto::WindowChange::None),
+            front_moves: watch::channel(0).0,
         });
         let setup = async {
             let focus = handle.cdp(
@@ -138,6 +164,45 @@ impl PageHandle {
             *lost = Some(why);
             true
         });
+    }
+
+    /// Takes `target`, a window this page just opened, as its popup-to-be, unless it has one
+    /// open already (see [`Windows`]); true when taken.
+    pub fn take_window(&self, target: &str) -> bool {
+        let mut windows = self.windows.lock().unwrap();
+        let open = windows.opened.is_some()
+            || windows
+                .popup
+                .as_ref()
+                .is_some_and(|popup| popup.lost().is_none());
+        if open {
+            return false;
+        }
+        windows.opened = Some(target.to_string());
+        drop(windows);
+        self.front_moves.send_modify(|n| *n += 1);
+        true
+    }
+
+    /// Marks a popup closed (by its page, or by the person); the thread is back on its opener.
+    pub fn mark_closed(&self) {
+        self.mark_lost("the window closed (its page or the person closed it)");
+        self.front_moves.send_modify(|n| *n += 1);
+    }
+
+    /// Whether the page was a popup that closed.
+    pub fn closed_as_window(&self) -> bool {
+        self.is_popup && self.lost().is_some()
+    }
+
+    /// Waits until the thread's front page moves off this one (see [`Self::front_moves`]).
+    pub async fn front_moved(&self) {
+        let mut moves = self.front_moves.subscribe();
+        // A move before the subscription: a window opened since the page was looked up.
+        if self.windows.lock().unwrap().opened.is_some() || self.closed_as_window() {
+            return;
+        }
+        let _ = moves.changed().await;
     }
 
     /// Why the page is gone, if it is.
@@ -250,6 +315,20 @@ impl PageHandle {
 
     /// Closes the page's target.
     pub async fn close(&self) -> Result<()> {
+        // Its popup goes with it, as a person's would with the tab that opened it.
+        let (opened, popup) = {
+            let mut windows = self.windows.lock().unwrap();
+            (windows.opened.take(), windows.popup.take())
+        };
+        if let Some(popup) = popup {
+            let _ = Box::pin(popup.close()).await;
+        }
+        if let Some(target) = opened {
+            let _ = self
+                .side
+                .call(None, "Target.closeTarget", json!({"targetId": target}))
+                .await;
+        }
         self.side.forget(&self.side_session);
         self.dialogs_task.abort();
         self.page.clone().close().await?;
@@ -284,7 +363,7 @@ const SILENCE_DIALOGS: &str = "window.alert = () => undefined; \
 /// here reads turned off (each sends the page's every console message, context, metric and
 /// request over the socket; the network's events come on our session, see [`crate::tracker`]),
 /// and the scripts run in every document — the one that keeps the page's links in this tab
-/// (`ONE_TAB`), the one that keeps the timers typing began (`TYPED_TIMERS`), and the step
+/// (`ONE_TAB`, told that this browser opens popups as windows, see [`Windows`]), the one that keeps the timers typing began (`TYPED_TIMERS`), and the step
 /// scripts' definitions ([`preloaded`]) — which Chromium runs only on
 /// a session with Page enabled.
 async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
@@ -295,8 +374,12 @@ async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
         "Network.disable",
     ]
     .map(|method| cdp::call_page(page, method, json!({})));
+    let one_tab = format!(
+        "window.__nanomusePopupsOpen = true;\n{}",
+        nanomuse_proto::scripts::ONE_TAB
+    );
     let scripts = [
-        nanomuse_proto::scripts::ONE_TAB,
+        one_tab.as_str(),
         nanomuse_proto::scripts::TYPED_TIMERS,
         &preloaded::DEFINITIONS,
     ]

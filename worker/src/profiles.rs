@@ -220,7 +220,7 @@ impl Pool {
             let spec = state.specs.get(&page_key).cloned().expect("checked above");
             self.bring_back(live, &page_key, &spec).await?;
         }
-        if let Some(page) = live.pages.get(&page_key).cloned() {
+        if let Some(page) = live.front(&page_key).await {
             crate::emulation::apply(&page, &settings, &live.chrome_major).await?;
             *page.settings.lock().unwrap() = settings.clone();
             if let Some(spec) = state.specs.get_mut(&page_key) {
@@ -254,8 +254,8 @@ impl Pool {
         };
         let live = self.live(&profile, &mut state.live, session).await?;
         Self::drop_lost_page(live, &page_key).await;
-        if let Some(page) = live.pages.get(&page_key) {
-            return Ok((page.clone(), in_use));
+        if let Some(page) = live.front(&page_key).await {
+            return Ok((page, in_use));
         }
         let page = self.bring_back(live, &page_key, &spec).await?;
         Ok((page, in_use))

@@ -119,7 +119,17 @@ impl Screencast for LiveViews {
             }
         };
         tracing::debug!(page = %key.2, "screencast started");
-        tokio::spawn(cast(page, in_use, frames, latest, key, self.casts.clone()));
+        let cast = Cast {
+            pool: self.pool.clone(),
+            session,
+            quality,
+            max,
+            latest,
+            key,
+            casts: self.casts.clone(),
+            _in_use: in_use,
+        };
+        tokio::spawn(cast.run(page, frames));
         Ok(frames_of(watcher))
     }
 }
@@ -141,60 +151,109 @@ async fn start(page: &PageHandle, quality: u32, max: (u32, u32)) -> Result<Scree
     Ok(frames)
 }
 
-/// Runs one page's screencast: each frame acked (Chromium sends no more until it is) and made
-/// the newest, until the last watcher goes or the page does.
-async fn cast(
-    page: Arc<PageHandle>,
-    _in_use: InUse,
-    mut frames: ScreencastEvents,
+/// One page's screencast and what it needs to go on.
+struct Cast {
+    pool: Arc<Pool>,
+    session: nanomuse_proto::Session,
+    quality: u32,
+    max: (u32, u32),
     latest: Arc<Latest>,
     key: PageKey,
     casts: Arc<Mutex<HashMap<PageKey, Arc<Latest>>>>,
-) {
-    let ended = loop {
-        tokio::select! {
-            frame = frames.next() => {
-                let Some(frame) = frame else { break "the page closed" };
-                // Acked at once, not awaited: Chromium draws the next frame while this one is
-                // passed on.
-                let acked = page.page.clone();
-                let id = frame.session_id;
-                tokio::spawn(async move {
-                    if let Err(error) = acked.execute(ScreencastFrameAckParams::new(id)).await {
-                        tracing::debug!(%error, "screencast ack failed");
-                    }
-                });
-                match screen_frame(&page, &frame) {
-                    Ok(frame) => { latest.send_replace(Some(frame)); }
-                    Err(error) => tracing::debug!(%error, "a screencast frame was skipped"),
+    _in_use: InUse,
+}
+
+impl Cast {
+    /// Casts the thread's page, and the popup it opens (or its opener again once that closes):
+    /// the person sees the page their input goes to, as the ops act on it.
+    async fn run(self, mut page: Arc<PageHandle>, mut frames: ScreencastEvents) {
+        loop {
+            let moved = self.frames_of(&page, frames).await;
+            if !page.closed_as_window() {
+                stop(&page).await;
+            }
+            if !moved {
+                break;
+            }
+            let next = match self.pool.page(Some(&self.session)).await {
+                Ok((next, _)) => next,
+                Err(error) => {
+                    tracing::debug!(%error, "the thread's page is gone");
+                    break;
+                }
+            };
+            match start(&next, self.quality, self.max).await {
+                Ok(next_frames) => (page, frames) = (next, next_frames),
+                Err(error) => {
+                    tracing::debug!(%error, "the screencast did not follow the thread's page");
+                    break;
                 }
             }
-            () = latest.closed() => {
-                // Nobody watches; unless one came meanwhile (joining takes the same lock).
-                let mut casts = casts.lock().unwrap();
-                if latest.receiver_count() == 0 {
-                    casts.remove(&key);
-                    break "nobody watches";
-                }
-            }
-            why = page.until_lost() => {
-                tracing::debug!(why, "the watched page is gone");
-                break "the page is gone";
-            }
         }
-    };
-    {
-        let mut casts = casts.lock().unwrap();
-        if casts.get(&key).is_some_and(|c| Arc::ptr_eq(c, &latest)) {
-            casts.remove(&key);
+        let mut casts = self.casts.lock().unwrap();
+        if casts
+            .get(&self.key)
+            .is_some_and(|c| Arc::ptr_eq(c, &self.latest))
+        {
+            casts.remove(&self.key);
         }
+        // Dropping `latest` (with `self`) ends every watcher's stream.
     }
-    // Dropping `latest` ends every watcher's stream.
-    drop(latest);
+
+    /// Passes on `page`'s frames until the last watcher goes or the page does (false), or the
+    /// thread moves to another page (true).
+    async fn frames_of(&self, page: &Arc<PageHandle>, mut frames: ScreencastEvents) -> bool {
+        let (latest, key, casts) = (&self.latest, &self.key, &self.casts);
+        let ended = loop {
+            tokio::select! {
+                frame = frames.next() => {
+                    let Some(frame) = frame else {
+                        if page.closed_as_window() {
+                            return true;
+                        }
+                        break "the page closed";
+                    };
+                    // Acked at once, not awaited: Chromium draws the next frame while this one is
+                    // passed on.
+                    let acked = page.page.clone();
+                    let id = frame.session_id;
+                    tokio::spawn(async move {
+                        if let Err(error) = acked.execute(ScreencastFrameAckParams::new(id)).await {
+                            tracing::debug!(%error, "screencast ack failed");
+                        }
+                    });
+                    match screen_frame(page, &frame) {
+                        Ok(frame) => { latest.send_replace(Some(frame)); }
+                        Err(error) => tracing::debug!(%error, "a screencast frame was skipped"),
+                    }
+                }
+                () = latest.closed() => {
+                    // Nobody watches; unless one came meanwhile (joining takes the same lock).
+                    let mut casts = casts.lock().unwrap();
+                    if latest.receiver_count() == 0 {
+                        casts.remove(key);
+                        break "nobody watches";
+                    }
+                }
+                () = page.front_moved() => return true,
+                why = page.until_lost() => {
+                    if page.closed_as_window() {
+                        return true;
+                    }
+                    tracing::debug!(why, "the watched page is gone");
+                    break "the page is gone";
+                }
+            }
+        };
+        tracing::debug!(page = %key.2, ended, "screencast stopped");
+        false
+    }
+}
+
+async fn stop(page: &PageHandle) {
     if let Err(error) = page.page.execute(StopScreencastParams::default()).await {
         tracing::debug!(%error, "stopping the screencast failed");
     }
-    tracing::debug!(page = %key.2, ended, "screencast stopped");
 }
 
 fn screen_frame(page: &PageHandle, frame: &EventScreencastFrame) -> Result<ScreenFrame> {

@@ -599,6 +599,17 @@ impl Ctx<'_> {
                 None => format!("{caption}."),
             }
         };
+        let head = match settled.window() {
+            WindowChange::Opened => format!(
+                "{head} It is a window the page opened (a popup): the thread acts on it until it \
+                 closes, then on the page that opened it, as that page was left."
+            ),
+            WindowChange::Closed => format!(
+                "{head} The window closed: the thread is back on the page that opened it, as \
+                 that page was left (what was typed there is kept)."
+            ),
+            WindowChange::None => head,
+        };
         // The reply would read as the action's outcome; the page is still at work.
         let head = if settled.settled {
             head

@@ -1098,6 +1098,78 @@ async fn typing_what_a_field_does_not_keep_says_it_is_still_empty_and_what_it_ta
     fleet.stop().await;
 }
 
+/// A popup the page opens (as Django's admin does for a related object: `window.open` with a
+/// name and a size) is the thread's page until it closes; the page that opened it waits behind
+/// it as it was left, and gets what the popup hands it. `back` from the popup's first page
+/// closes it, as a person would.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_popup_is_the_threads_page_until_it_closes_and_its_opener_is_kept_as_it_was() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let state = |reply: &ActReply, label: &str| {
+        let n = element(reply, label);
+        let found = reply.elements.iter().find(|e| i64::from(e.n) == n);
+        found.unwrap().state.clone()
+    };
+    let book = navigate(
+        &mut tool,
+        "p",
+        format!("http://{site}/fixtures/windows.html"),
+    )
+    .await;
+    type_into(&mut tool, "p", element(&book, "Title"), "Dune").await;
+
+    for leave_by_back in [true, false] {
+        let popup = click(&mut tool, "p", element(&book, "+")).await;
+        assert!(
+            popup.url.ends_with("windows.html?popup=1"),
+            "{}",
+            popup.text
+        );
+        assert!(
+            popup.text.starts_with(&format!(
+                "Clicked '+' → now at {} (Add author) It is a window the page opened (a popup)",
+                popup.url
+            )),
+            "{}",
+            popup.text
+        );
+        let back = if leave_by_back {
+            acted(&mut tool, act("p", Action::Back(BackAction {}))).await
+        } else {
+            type_into(&mut tool, "p", element(&popup, "Name"), "Frank Herbert").await;
+            let saved = click(&mut tool, "p", element(&popup, "Save author")).await;
+            assert!(
+                saved.text.contains(
+                    "(Add book) The window closed: the thread is back on the page that opened it"
+                ),
+                "{}",
+                saved.text
+            );
+            assert_eq!(state(&saved, "Author"), "= \"Frank Herbert\"");
+            saved
+        };
+        assert!(
+            back.url.ends_with("/fixtures/windows.html"),
+            "{}",
+            back.text
+        );
+        assert_eq!(state(&back, "Title"), "= \"Dune\"", "{}", back.text);
+    }
+    // The thread's last picture is of the opener, as its listing.
+    let frame = tool
+        .get_frame(GetFrameRequest {
+            thread: "p".into(),
+            frame_id: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(frame.title, "Add book");
+    fleet.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_listing_made_stale_by_a_navigation_gives_a_clear_error() {
     let site = serve_site().await;

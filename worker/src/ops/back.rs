@@ -14,18 +14,11 @@ pub async fn run(
     _request: &BackRequest,
     timeout: Duration,
 ) -> Result<BackReply> {
-    let history = page.cdp("Page.getNavigationHistory", json!({})).await?;
-    let current = history["currentIndex"].as_u64().unwrap_or(0) as usize;
-    let entries = history["entries"].as_array().cloned().unwrap_or_default();
-    let previous = current
-        .checked_sub(1)
-        .and_then(|i| entries.get(i))
-        .filter(|entry| entry["url"].as_str() != Some("about:blank") || current > 1)
-        .ok_or_else(|| {
-            WorkerError::FailedPrecondition(
-                "there is no earlier page in this tab's history to go back to".into(),
-            )
-        })?;
+    let previous = earlier_entry(page).await?.ok_or_else(|| {
+        WorkerError::FailedPrecondition(
+            "there is no earlier page in this tab's history to go back to".into(),
+        )
+    })?;
     let entry_id = previous["id"].clone();
 
     let before = page.tracker.progress();
@@ -66,4 +59,27 @@ pub async fn run(
         page: Some(super::page_info(page).await?),
         refused: super::sentences(page.take_refusals(None)),
     })
+}
+
+/// The entry before the page's current one in its tab's history, if any.
+async fn earlier_entry(page: &PageHandle) -> Result<Option<Value>> {
+    let history = page.cdp("Page.getNavigationHistory", json!({})).await?;
+    let current = history["currentIndex"].as_u64().unwrap_or(0) as usize;
+    let entries = history["entries"].as_array().cloned().unwrap_or_default();
+    Ok(current
+        .checked_sub(1)
+        .and_then(|i| entries.get(i))
+        .filter(|entry| entry["url"].as_str() != Some("about:blank") || current > 1)
+        .cloned())
+}
+
+/// Back from a popup's first page is back to the page that opened it, as a person closes the
+/// window: the popup is closed; true when it was.
+pub async fn close_first_popup(page: &PageHandle) -> Result<bool> {
+    if !page.is_popup || earlier_entry(page).await?.is_some() {
+        return Ok(false);
+    }
+    page.close().await?;
+    page.mark_closed();
+    Ok(true)
 }

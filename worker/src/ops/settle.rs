@@ -39,6 +39,8 @@ pub async fn run(
         status: page.tracker.current_status(),
         refused: super::sentences(page.take_refusals(None)),
         downloads,
+        // The op around it knows (see `ChromiumBackend::settle`).
+        window: 0,
     })
 }
 
