@@ -1440,12 +1440,14 @@ async fn hostile_pages_get_a_clear_reply_in_time_and_the_worker_stays_healthy() 
         "{}",
         error.message()
     );
-    // No window the storm opened is left: one page per thread.
+    // No window the storm opened is left but the one its thread would act on as its popup
+    // (the first that could reach its opener): one page per thread, and that one.
     let pages = page_targets(&local_profile(&profiles, "default")).await;
-    assert_eq!(
+    assert!(
+        (2 * cases.len() + 1..=2 * cases.len() + 2).contains(&pages.len()),
+        "{} pages for {} threads: {:#?}",
         pages.len(),
         2 * cases.len() + 1,
-        "{:#?}",
         pages.iter().map(|p| &p["url"]).collect::<Vec<_>>()
     );
     controller.stop().await;

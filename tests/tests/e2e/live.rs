@@ -62,7 +62,11 @@ async fn serve_pages() -> std::net::SocketAddr {
     let app = axum::Router::new()
         .route("/moving", get(|| async { Html(MOVING) }))
         .route("/still", get(|| async { Html(STILL) }))
-        .route("/form", get(|| async { Html(FORM) }));
+        .route("/form", get(|| async { Html(FORM) }))
+        .route(
+            "/windows.html",
+            get(|| async { Html(include_str!("../../fixtures/windows.html")) }),
+        );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -311,6 +315,57 @@ async fn keys_typed_over_the_live_view_reach_the_field_and_taps_land_at_412_and_
         );
         system.done(&hold).await;
     }
+    system.stop().await;
+}
+
+/// A popup opened from the live view (a sign-in window, a related object's form) is what the
+/// live view shows while it is open, and what is typed there goes to it; once it closes, the
+/// page that opened it has what it handed back.
+#[tokio::test]
+async fn the_live_view_follows_the_thread_into_a_popup_and_back() {
+    let mut system = System::start().await;
+    let site = system.site;
+    system
+        .act("pop", navigate(format!("http://{site}/windows.html")))
+        .await;
+    let hold = system.take_over("pop").await;
+    let mut live = system.watch("pop").await;
+    live.frame().await;
+    let plus = system.evaluate("pop", &centre_js("add")).await;
+    let (told, _) = live
+        .carry_out(json!({"type": "tap", "x": plus[0], "y": plus[1]}))
+        .await;
+    assert_eq!(told["type"], "done", "{told}");
+    let title = system.evaluate("pop", "() => document.title").await;
+    assert_eq!(title, "Add author");
+
+    // The popup's field, tapped, blinks its caret: frames come of the popup, where the opener,
+    // with no field focused, would send none.
+    let field = system.evaluate("pop", &centre_js("name")).await;
+    let (told, _) = live
+        .carry_out(json!({"type": "tap", "x": field[0], "y": field[1]}))
+        .await;
+    assert_eq!(told["type"], "done", "{told}");
+    let blinks = live.frames_within(Duration::from_millis(1_600)).await;
+    assert!(blinks >= 2, "{blinks} frames of the popup's caret in 1.6 s");
+    for input in [
+        json!({"type": "text", "text": "Ursula"}),
+        json!({"type": "key", "key": "Enter"}),
+    ] {
+        let (told, _) = live.carry_out(input).await;
+        assert_eq!(told["type"], "done", "{told}");
+    }
+    // The popup posted its form, handed the author to its opener and closed itself.
+    let author = "() => document.getElementById('author')?.value ?? null";
+    let started = std::time::Instant::now();
+    while system.evaluate("pop", author).await != "Ursula" {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no author came back"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    system.done(&hold).await;
     system.stop().await;
 }
 
