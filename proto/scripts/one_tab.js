@@ -5,11 +5,14 @@
   // A browser that can hold a page's windows (the worker's says so before this runs) lets a
   // popup asked for with its size or place open as one: the page talks to it and it to its
   // opener (a related object's form, a sign-in), and the thread acts on it until it closes.
+  // Only one a person's input asked for, as a browser's popup blocker would: a page that
+  // opens windows by itself (an advertisement on load) does not take the thread away.
   const popupsOpen = window.__nanomusePopupsOpen === true;
   const open = window.open;
   window.open = function (url, name, features) {
     const popup = popupsOpen && typeof features === 'string' && features.trim() !== ''
-      && !/\bno(opener|referrer)\b/i.test(features);
+      && !/\bno(opener|referrer)\b/i.test(features)
+      && !!(navigator.userActivation && navigator.userActivation.isActive);
     if (popup) {
       // As a link's navigation does (below): the settle after the action that opened it waits
       // for the worker to make it the thread's page.

@@ -177,8 +177,8 @@ enum Runs {
     /// Beside them: an op that only reads the picture (the controller asks for it alongside a
     /// settle).
     BesideOthers,
-    /// Alone, and again on the thread's new front page when it moves meanwhile (a popup opened
-    /// or closed): a settle after the action that did it waits for the page the thread is on.
+    /// Alone, and again on the thread's new front page when the popup it ran on closes
+    /// meanwhile (a settle also when the page opens one, see `Backend::settle`).
     FollowingTheFront,
 }
 
@@ -211,13 +211,24 @@ impl Backend for Engine {
     }
 
     async fn evaluate(&self, request: EvaluateRequest) -> Result<EvaluateReply, BackendError> {
-        self.on_page(
-            request.session.as_ref(),
-            "evaluate",
-            Changes::Script,
-            async |page| ops::evaluate::run(page, &request).await,
-        )
-        .await
+        // A popup that closes under the script (its page handed its opener what it made, and
+        // closed): the script runs on the opener, where the thread is now.
+        let session = request.session.as_ref();
+        loop {
+            let (page, _in_use) = self.pool.page(session).await?;
+            let outcome = self
+                .on(
+                    &page,
+                    "evaluate",
+                    Changes::Script,
+                    Runs::FollowingTheFront,
+                    async |page| ops::evaluate::run(page, &request).await,
+                )
+                .await;
+            if let Some(outcome) = outcome {
+                return outcome;
+            }
+        }
     }
 
     async fn tap(&self, request: TapRequest) -> Result<TapReply, BackendError> {
