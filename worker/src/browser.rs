@@ -376,6 +376,18 @@ impl LiveBrowser {
         }
     }
 
+    /// The page of `key` and the popups open on it, the front last.
+    pub fn windows(&self, key: &str) -> Vec<Arc<PageHandle>> {
+        let mut windows: Vec<_> = self.pages.get(key).cloned().into_iter().collect();
+        while let Some(popup) = windows.last().and_then(|page| {
+            let popup = page.windows.lock().unwrap().popup.clone();
+            popup.filter(|popup| popup.lost().is_none())
+        }) {
+            windows.push(popup);
+        }
+        windows
+    }
+
     /// Makes `target`, a window `opener` opened, a page of ours with the opener's settings.
     async fn adopt_window(&self, opener: &PageHandle, target: &str) -> Result<Arc<PageHandle>> {
         let mut attached = self

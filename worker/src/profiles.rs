@@ -221,8 +221,11 @@ impl Pool {
             self.bring_back(live, &page_key, &spec).await?;
         }
         if let Some(page) = live.front(&page_key).await {
-            crate::emulation::apply(&page, &settings, &live.chrome_major).await?;
-            *page.settings.lock().unwrap() = settings.clone();
+            // A popup open on it is re-profiled with it: the thread comes back to its opener.
+            for window in live.windows(&page_key) {
+                crate::emulation::apply(&window, &settings, &live.chrome_major).await?;
+                *window.settings.lock().unwrap() = settings.clone();
+            }
             if let Some(spec) = state.specs.get_mut(&page_key) {
                 spec.settings = settings;
             }
