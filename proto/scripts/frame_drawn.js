@@ -4,8 +4,8 @@
   ? window.__nanomuseTypedTimers(1000) : Promise.resolve()).then(() => new Promise((resolve) => requestAnimationFrame(() => {
   const channel = new MessageChannel();
   channel.port1.onmessage = () => {
-    const leaving = window.__nanomuseLeavingAt;
-    resolve(leaving !== undefined && performance.now() - leaving < 1000
+    const recent = (mark) => mark !== undefined && performance.now() - mark < 1000;
+    resolve(recent(window.__nanomuseLeavingAt) || recent(window.__nanomusePopupAt)
       ? 'leaving' : document.readyState);
   };
   // A transition under way (a menu fading out, a dialog sliding in) ends first: what leaves

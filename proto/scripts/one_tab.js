@@ -15,8 +15,8 @@
       && !!(navigator.userActivation && navigator.userActivation.isActive);
     if (popup) {
       // As a link's navigation does (below): the settle after the action that opened it waits
-      // for the worker to make it the thread's page.
-      Object.defineProperty(window, '__nanomuseLeavingAt', {
+      // for the worker to make it the thread's page, which then takes the mark away.
+      Object.defineProperty(window, '__nanomusePopupAt', {
         value: performance.now(), configurable: true, writable: true,
       });
       return open.call(window, url, name, features);

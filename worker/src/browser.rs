@@ -337,8 +337,8 @@ impl LiveBrowser {
         Ok(page)
     }
 
-    /// The page the thread of `key` acts on: its own, or the popup it opened (and the one that
-    /// opened, …) while that is open, made a page of ours here on first use (see
+    /// The page the thread of `key` acts on: its own, or the popup it opened (or the popup that
+    /// one opened, …) while that is open, made a page of ours here on first use (see
     /// [`crate::page::Windows`]).
     pub async fn front(&mut self, key: &str) -> Option<Arc<PageHandle>> {
         let mut front = self.pages.get(key)?.clone();
@@ -362,6 +362,15 @@ impl LiveBrowser {
             let Some(target) = opened else {
                 return Some(front);
             };
+            // The page's mark of the popup it asked for has done its part (see one_tab.js): a
+            // settle on it no longer waits for the popup.
+            let unmarked = front.evaluate(
+                "() => { delete window.__nanomusePopupAt; }",
+                &serde_json::Value::Null,
+            );
+            if let Err(error) = unmarked.await {
+                tracing::debug!(%error, "the popup's mark stayed");
+            }
             match self.adopt_window(&front, &target).await {
                 Ok(popup) => {
                     *popup.arrival.lock().unwrap() = WindowChange::Opened;
@@ -394,14 +403,35 @@ impl LiveBrowser {
             .browser
             .event_listener::<EventAttachedToTarget>()
             .await?;
+        let mut destroyed = self
+            .browser
+            .event_listener::<EventTargetDestroyed>()
+            .await?;
         let deadline = tokio::time::Instant::now() + TAB_TAKE_UP_WAIT;
-        let pages = taken_up(
-            &self.browser,
-            &mut attached,
-            std::slice::from_ref(&target.to_string()),
-            deadline,
-        )
-        .await;
+        let targets = [target.to_string()];
+        let taking_up = taken_up(&self.browser, &mut attached, &targets, deadline);
+        // A window that closes at once (its page was done with it) is not waited for: gone
+        // already, or gone while it is taken up.
+        let gone = self
+            .side
+            .call(None, "Target.getTargetInfo", json!({"targetId": target}))
+            .await
+            .is_err();
+        let closing = async {
+            if gone {
+                return;
+            }
+            while let Some(event) = destroyed.next().await {
+                if event.target_id.inner() == target {
+                    return;
+                }
+            }
+            std::future::pending().await
+        };
+        let pages = tokio::select! {
+            pages = taking_up => pages,
+            () = closing => Vec::new(),
+        };
         let Some(tab) = pages
             .into_iter()
             .find(|page| page.target_id().inner() == target)
@@ -639,9 +669,14 @@ async fn watch_new_windows(
             let event = tokio::select! {
                 Some(event) = created.next() => event,
                 Some(event) = destroyed.next() => {
-                    let page = pages.lock().unwrap().get(event.target_id.inner()).and_then(Weak::upgrade);
-                    if let Some(page) = page.filter(|page| page.is_popup) {
-                        page.mark_closed();
+                    let closed = event.target_id.inner();
+                    let open: Vec<_> = pages.lock().unwrap().values().filter_map(Weak::upgrade).collect();
+                    for page in open {
+                        if page.target_id == *closed && page.is_popup {
+                            page.mark_closed();
+                        }
+                        // One that closed before it became a page is not waited for.
+                        page.forget_window(closed);
                     }
                     continue;
                 }

@@ -184,6 +184,14 @@ impl PageHandle {
         true
     }
 
+    /// Forgets `target`, a window this page opened that closed before it became a page.
+    pub fn forget_window(&self, target: &str) {
+        let mut windows = self.windows.lock().unwrap();
+        if windows.opened.as_deref() == Some(target) {
+            windows.opened = None;
+        }
+    }
+
     /// Marks a popup closed (by its page, or by the person); the thread is back on its opener.
     pub fn mark_closed(&self) {
         self.mark_lost("the window closed (its page or the person closed it)");

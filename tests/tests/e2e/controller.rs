@@ -1157,6 +1157,16 @@ async fn a_popup_is_the_threads_page_until_it_closes_and_its_opener_is_kept_as_i
         );
         assert_eq!(state(&back, "Title"), "= \"Dune\"", "{}", back.text);
     }
+    // A popup that closes itself at once leaves the thread where it was, without a wait.
+    let started = std::time::Instant::now();
+    let flashed = click(&mut tool, "p", element(&book, "Flash")).await;
+    assert_eq!(flashed.title, "Add book", "{}", flashed.text);
+    assert_eq!(state(&flashed, "Title"), "= \"Dune\"", "{}", flashed.text);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
     // The thread's last picture is of the opener, as its listing.
     let frame = tool
         .get_frame(GetFrameRequest {
