@@ -292,7 +292,7 @@ impl LiveBrowser {
                 self.egress.clone(),
                 spec,
                 &self.chrome_major,
-                false,
+                0,
             );
             let crashed = async {
                 while let Some(event) = crashes.next().await {
@@ -453,7 +453,7 @@ impl LiveBrowser {
             self.egress.clone(),
             &spec,
             &self.chrome_major,
-            true,
+            opener.popup_depth + 1,
         )
         .await?;
         self.page_index
@@ -672,7 +672,7 @@ async fn watch_new_windows(
                     let closed = event.target_id.inner();
                     let open: Vec<_> = pages.lock().unwrap().values().filter_map(Weak::upgrade).collect();
                     for page in open {
-                        if page.target_id == *closed && page.is_popup {
+                        if page.target_id == *closed && page.is_popup() {
                             page.mark_closed();
                         }
                         // One that closed before it became a page is not waited for.

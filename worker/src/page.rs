@@ -49,8 +49,9 @@ pub struct PageHandle {
     /// An op in flight fails at once with the reason; the next op replaces the page.
     lost: watch::Sender<Option<String>>,
     dialogs_task: tokio::task::JoinHandle<()>,
-    /// Whether the page is a window another page of ours opened (see [`Windows`]).
-    pub is_popup: bool,
+    /// How many popups deep the page is: 0 for a thread's own page, 1 for the popup it opened
+    /// (see [`Windows`]), …
+    pub popup_depth: usize,
     pub windows: Mutex<Windows>,
     /// How the thread came onto this page, not yet told: as a popup just made a page of ours,
     /// or back from its popup that closed. The next settle's reply tells it.
@@ -59,6 +60,10 @@ pub struct PageHandle {
     /// closing as a window. An op that follows the front (a settle) looks again then.
     front_moves: watch::Sender<u64>,
 }
+
+/// How deep popups may open popups: a page that opens one from each (a storm, from a frame's
+/// own `window.open`) has the rest loaded in their openers.
+pub const MAX_POPUP_DEPTH: usize = 3;
 
 /// The popup a page opened (`window.open` with a size or a place, its opener reachable: a
 /// related object's form, a sign-in). The thread acts on it until it closes, as a person
@@ -86,7 +91,7 @@ impl PageHandle {
         egress: Arc<Egress>,
         spec: &PageSpec,
         chrome_major: &str,
-        is_popup: bool,
+        popup_depth: usize,
     ) -> Result<Arc<Self>> {
         let target_id = page.target_id().inner().clone();
         // A download this page starts records the page it came from.
@@ -132,7 +137,7 @@ impl PageHandle {
             op_lock: tokio::sync::Mutex::new(()),
             lost: watch::channel(None).0,
             dialogs_task,
-            is_popup,
+            popup_depth,
             windows: Mutex::default(),
             arrival: Mutex::new(nanomuse_proto::WindowChange::None),
             front_moves: watch::channel(0).0,
@@ -166,9 +171,18 @@ impl PageHandle {
         });
     }
 
+    /// Whether the page is a window another page of ours opened (see [`Windows`]).
+    pub fn is_popup(&self) -> bool {
+        self.popup_depth > 0
+    }
+
     /// Takes `target`, a window this page just opened, as its popup-to-be, unless it has one
-    /// open already (see [`Windows`]); true when taken.
+    /// open already, or is itself [`MAX_POPUP_DEPTH`] popups deep (see [`Windows`]); true when
+    /// taken.
     pub fn take_window(&self, target: &str) -> bool {
+        if self.popup_depth >= MAX_POPUP_DEPTH {
+            return false;
+        }
         let mut windows = self.windows.lock().unwrap();
         let open = windows.opened.is_some()
             || windows
@@ -200,7 +214,7 @@ impl PageHandle {
 
     /// Whether the page was a popup that closed.
     pub fn closed_as_window(&self) -> bool {
-        self.is_popup && self.lost().is_some()
+        self.is_popup() && self.lost().is_some()
     }
 
     /// Waits until the thread's front page moves off this one (see [`Self::front_moves`]).

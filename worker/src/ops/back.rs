@@ -76,7 +76,7 @@ async fn earlier_entry(page: &PageHandle) -> Result<Option<Value>> {
 /// Back from a popup's first page is back to the page that opened it, as a person closes the
 /// window: the popup is closed; true when it was.
 pub async fn close_first_popup(page: &PageHandle) -> Result<bool> {
-    if !page.is_popup || earlier_entry(page).await?.is_some() {
+    if !page.is_popup() || earlier_entry(page).await?.is_some() {
         return Ok(false);
     }
     page.close().await?;
