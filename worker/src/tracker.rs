@@ -98,6 +98,13 @@ struct Document {
     /// Why the egress proxy could not reach the site, when the document is its error page
     /// ([`crate::egress::UNREACHABLE_HEADER`]).
     unreachable: Option<String>,
+    /// Its URL once shown, without a fragment.
+    url: Option<String>,
+    /// The document shown before it, which it replaced.
+    replaced: Option<String>,
+    /// The address of the script (or document) whose navigation asked for it, when a script
+    /// or the parser did, without a fragment.
+    initiator: Option<String>,
 }
 
 #[derive(Debug)]
@@ -169,6 +176,15 @@ impl NetworkTracker {
                     && text("/documentURL") == text("/request/url");
                 if let (Some(id), false) = (text("/requestId"), workers_script) {
                     self.on_start(id, text("/initiator/type") != Some("other"));
+                }
+                if text("/type") == Some("Document")
+                    && in_main_frame()
+                    && let Some(loader) = text("/loaderId")
+                {
+                    let initiator = text("/initiator/url")
+                        .or_else(|| text("/initiator/stack/callFrames/0/url"))
+                        .map(without_fragment);
+                    self.document(loader, |document| document.initiator = initiator);
                 }
             }
             "Network.webSocketCreated" => {
@@ -282,6 +298,31 @@ impl NetworkTracker {
         .await
     }
 
+    /// Whether the document of `loader` was replaced, before its load, by a navigation the
+    /// document it replaced had asked for: that document's script ran on while ours committed
+    /// over it (Chromium lets its `location.replace` through after our commit). Ours then lost
+    /// to the page it left, not to a navigation of its own (a script that moves on as it loads).
+    pub fn lost_to_the_document_it_replaced(&self, loader: &str) -> bool {
+        let documents = self.documents.lock().unwrap();
+        let find = |loader: &str| documents.iter().find(|document| document.loader == loader);
+        let Some(ours) = find(loader).filter(|ours| ours.committed && !ours.loaded) else {
+            return false;
+        };
+        let replacer = documents
+            .iter()
+            .find(|document| document.replaced.as_deref() == Some(loader));
+        let left = ours.replaced.as_deref().and_then(find);
+        match (
+            replacer.and_then(|r| r.initiator.as_ref()),
+            left.and_then(|l| l.url.as_ref()),
+        ) {
+            (Some(initiator), Some(left_url)) => {
+                initiator == left_url && ours.url.as_ref() != Some(initiator)
+            }
+            _ => false,
+        }
+    }
+
     /// The HTTP status of the document the main frame shows now; 0 when no response was seen
     /// for it.
     pub fn current_status(&self) -> u32 {
@@ -386,8 +427,13 @@ impl NetworkTracker {
         *self.lingering_until.lock().unwrap() = None;
         *self.loaded_at.lock().unwrap() = None;
         *self.last_url.lock().unwrap() = Some(url.to_string());
+        let shown_before = self.current_loader.lock().unwrap().clone();
         if let Some(loader) = loader {
-            self.document(loader, |document| document.committed = true);
+            self.document(loader, |document| {
+                document.committed = true;
+                document.url = Some(without_fragment(url));
+                document.replaced = shown_before;
+            });
         }
         *self.current_loader.lock().unwrap() = loader.map(str::to_string);
         self.progress.lock().unwrap().committed += 1;
@@ -416,6 +462,9 @@ impl NetworkTracker {
                 loaded: false,
                 committed: false,
                 unreachable: None,
+                url: None,
+                replaced: None,
+                initiator: None,
             });
         }
         if let Some(document) = documents
@@ -452,6 +501,10 @@ impl NetworkTracker {
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.changes.subscribe()
     }
+}
+
+fn without_fragment(url: &str) -> String {
+    url.split('#').next().unwrap_or(url).to_string()
 }
 
 #[cfg(test)]
@@ -725,5 +778,51 @@ mod tests {
         tokio::task::yield_now().await;
         assert!(!cancelled.is_finished(), "L3 was never shown");
         cancelled.abort();
+    }
+
+    #[test]
+    fn a_navigation_the_left_document_asked_for_is_told_from_one_of_our_own() {
+        let tracker = tracker();
+        // (loader, its URL, the URL of the script that asked for it)
+        let navigated = |loader: &str, path: &str, asked_by: Option<&str>| {
+            let initiator = match asked_by {
+                Some(by) => json!({"type": "script", "stack": {"callFrames": [
+                    {"url": format!("http://a.test{by}"), "lineNumber": 0}]}}),
+                None => json!({"type": "other"}),
+            };
+            tracker.on_event(
+                "Network.requestWillBeSent",
+                &json!({"requestId": loader, "loaderId": loader, "type": "Document",
+                        "frameId": "main", "initiator": initiator,
+                        "request": {"url": format!("http://a.test{path}")}}),
+            );
+            tracker.on_event(
+                "Page.frameNavigated",
+                &json!({"frame": {"id": "main", "url": format!("http://a.test{path}"),
+                                  "loaderId": loader}}),
+            );
+        };
+        // A page that moves itself on endlessly, hop 1 asking for hop 2; ours commits over
+        // hop 1, and hop 1's `location.replace` then replaces ours.
+        navigated("H1", "/hop/1", Some("/hop/0"));
+        navigated("OURS", "/plain", None);
+        navigated("H2", "/hop/2", Some("/hop/1#x"));
+        assert!(tracker.lost_to_the_document_it_replaced("OURS"));
+        // A page whose own script moves on as it loads: that is where the navigation led.
+        navigated("OURS2", "/plain", None);
+        navigated("NEXT", "/next", Some("/plain"));
+        assert!(!tracker.lost_to_the_document_it_replaced("OURS2"));
+        // Its external script did it: not the page it left either.
+        navigated("OURS3", "/plain", None);
+        navigated("NEXT3", "/next", Some("/static/app.js"));
+        assert!(!tracker.lost_to_the_document_it_replaced("OURS3"));
+        // Loaded, it was not taken over, whatever came after.
+        navigated("OURS4", "/plain", None);
+        tracker.on_event(
+            "Page.lifecycleEvent",
+            &json!({"name": "load", "frameId": "main", "loaderId": "OURS4"}),
+        );
+        navigated("H5", "/hop/5", Some("/next"));
+        assert!(!tracker.lost_to_the_document_it_replaced("OURS4"));
     }
 }

@@ -12,6 +12,9 @@ use crate::downloads::DownloadState;
 use crate::error::{Result, WorkerError};
 use crate::page::PageHandle;
 
+/// How many times a navigation is asked for when the page it leaves takes it over.
+const ATTEMPTS: u32 = 3;
+
 pub async fn run(
     page: &PageHandle,
     request: &NavigateRequest,
@@ -27,7 +30,10 @@ pub async fn run(
     };
     let known_downloads = page.downloads.known();
 
-    let loading = async {
+    // One navigation; `None` when the page it leaves took it over (see the tracker), unless it
+    // is the `last` try.
+    let (url, shown, known_downloads) = (&url, &shown, &known_downloads);
+    let load_once = |last: bool| async move {
         let reply = page
             .cdp("Page.navigate", json!({"url": url.as_str()}))
             .await?;
@@ -35,17 +41,17 @@ pub async fn run(
             if reply.get("isDownload").and_then(Value::as_bool) == Some(true) {
                 let download = page
                     .downloads
-                    .wait_for_new(&page.target_id, &known_downloads)
+                    .wait_for_new(&page.target_id, known_downloads)
                     .await;
                 if download.state == DownloadState::Canceled {
                     return Err(WorkerError::FailedPrecondition(format!(
                         "the download of {shown} was cancelled"
                     )));
                 }
-                return Ok((0, Some(download.filename)));
+                return Ok(Some((0, Some(download.filename))));
             }
             // A refused https URL (or hop) fails its tunnel: the refusal says why.
-            if let Some(refusal) = page.take_refusals(Some(&url)).into_iter().next() {
+            if let Some(refusal) = page.take_refusals(Some(url)).into_iter().next() {
                 return Err(WorkerError::Refused(refusal));
             }
             if error == "net::ERR_ABORTED" {
@@ -84,11 +90,25 @@ pub async fn run(
                         "navigation to {shown} failed: {unreachable}"
                     )));
                 }
+                _ if !last && page.tracker.lost_to_the_document_it_replaced(loader) => {
+                    tracing::debug!("the page left took the navigation over: asked for again");
+                    return Ok(None);
+                }
                 (status, None) => status,
             },
             None => 0,
         };
-        Ok((status, None))
+        Ok(Some((status, None)))
+    };
+    // Asked for again as a person would type the address again.
+    let loading = async {
+        let mut attempt = 1;
+        loop {
+            if let Some(loaded) = load_once(attempt == ATTEMPTS).await? {
+                return Ok::<_, WorkerError>(loaded);
+            }
+            attempt += 1;
+        }
     };
     let (status, download) = match tokio::time::timeout(timeout, loading).await {
         Ok(loaded) => loaded?,
@@ -104,6 +124,6 @@ pub async fn run(
         page: Some(super::page_info(page).await?),
         status,
         download: download.unwrap_or_default(),
-        refused: super::sentences(page.take_refusals(Some(&url))),
+        refused: super::sentences(page.take_refusals(Some(url))),
     })
 }
