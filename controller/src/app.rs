@@ -232,6 +232,7 @@ impl Controller {
             reopened: Default::default(),
             frame_beside_listing: !route.on_phone(),
             early_shot: Default::default(),
+            window: Default::default(),
             going_back: None,
         }
     }

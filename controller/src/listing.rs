@@ -62,6 +62,11 @@ pub struct Listing {
     /// opened it, whose history is its own.
     #[serde(default)]
     pub steps_in_tab: Option<usize>,
+    /// The address of the page that opened the popup listed, while the thread is on one: where
+    /// the thread is brought back after a restart, as the popup itself (which talks to its
+    /// opener) cannot be.
+    #[serde(default)]
+    pub opener: Option<String>,
     /// What the page's dialogs said since the last listing: reported with this one, not kept.
     #[serde(default, skip_serializing)]
     pub said: Vec<Said>,
@@ -149,6 +154,7 @@ impl Listing {
             past_max: page.past_max,
             trail: Vec::new(),
             steps_in_tab: None,
+            opener: None,
             said: page.said,
             scrolled: page.scrolled,
             document: page.document,
@@ -374,6 +380,7 @@ mod tests {
             past_max: 0,
             trail: Vec::new(),
             steps_in_tab: None,
+            opener: None,
             said: Vec::new(),
             scrolled: 0.0,
             document: 0.0,

@@ -330,6 +330,7 @@ pub fn listing_of(elements: &[(&str, &str)]) -> Listing {
         past_max: 0,
         trail: Vec::new(),
         steps_in_tab: None,
+        opener: None,
         said: Vec::new(),
         scrolled: 0.0,
         document: 0.0,
@@ -433,6 +434,7 @@ impl Harness {
             reopened: Default::default(),
             frame_beside_listing: self.frame_beside_listing,
             early_shot: Default::default(),
+            window: Default::default(),
             going_back: None,
         }
     }

@@ -95,6 +95,9 @@ pub struct Ctx<'a> {
     /// The picture asked for right after the last settle, which found the page quiet at once
     /// (so it shows the page the listing reads).
     pub early_shot: std::sync::Mutex<Option<EarlyShot>>,
+    /// How the thread's page changed windows during this action's settles (a popup opened, or
+    /// the one it was on closed).
+    pub window: std::sync::Mutex<WindowChange>,
     /// Whether this action goes back a page, and how: its listing steps back on the thread's
     /// trail instead of adding to it.
     pub going_back: Option<BackBy>,
@@ -301,13 +304,15 @@ impl Ctx<'_> {
         let Ok(Some(listing)) = self.store.listing(self.tenant, self.thread) else {
             return;
         };
-        if !(listing.url.starts_with("http://") || listing.url.starts_with("https://")) {
+        // A popup the thread was on is gone with its browser: back to its opener.
+        let url = listing.opener.unwrap_or(listing.url);
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
             return;
         }
         let back = async {
             NavigateRequest {
                 session: self.session(),
-                url: listing.url,
+                url,
                 timeout_ms: self.navigate_ms,
             }
             .run(&*self.backend)
@@ -367,6 +372,9 @@ impl Ctx<'_> {
             })
             .await?;
         self.note_refused(std::mem::take(&mut reply.refused));
+        if reply.window() != WindowChange::None {
+            *self.window.lock().unwrap() = reply.window();
+        }
         self.downloaded.lock().unwrap().append(&mut reply.downloads);
         Ok(reply)
     }
@@ -402,11 +410,28 @@ impl Ctx<'_> {
         let mut listing = Listing::from_page(&id, value).map_err(ControllerError::Store)?;
         self.said.lock().unwrap().append(&mut listing.said);
         (listing.trail, listing.steps_in_tab) = self.trail_to(&listing.url).await?;
+        listing.opener = self.opener().await?;
         self.store
             .put_listing(self.tenant, self.thread, Some(&listing))?;
         // The reply hands out these numbers: a `click n` after a crash must find them.
         self.store.flush().await?;
         Ok(listing)
+    }
+
+    /// The opener of the popup the thread is on (see [`Listing::opener`]): the page this action
+    /// began on when it opened one, none when the one it was on closed or the page was opened
+    /// anew (its popup went with its browser), else as before.
+    async fn opener(&self) -> Result<Option<String>> {
+        if *self.reopened.lock().await {
+            return Ok(None);
+        }
+        let last = self.store.listing(self.tenant, self.thread)?;
+        let window = *self.window.lock().unwrap();
+        Ok(match window {
+            WindowChange::Opened => last.map(|last| last.url),
+            WindowChange::Closed => None,
+            WindowChange::None => last.and_then(|last| last.opener),
+        })
     }
 
     /// The pages the thread was on before reaching `url`, and how many of them the tab's history
@@ -605,8 +630,8 @@ impl Ctx<'_> {
                  closes, then on the page that opened it, as that page was left."
             ),
             WindowChange::Closed => format!(
-                "{head} The window closed: the thread is back on the page that opened it, as \
-                 that page was left (what was typed there is kept)."
+                "{head} The window closed: the thread is back on the page that opened it, which \
+                 stayed open behind it (what was typed there is kept)."
             ),
             WindowChange::None => head,
         };

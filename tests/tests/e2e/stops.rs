@@ -332,6 +332,49 @@ async fn a_key_pressed_first_after_a_restart_says_the_page_was_loaded_anew_befor
     stop(child, Stop::TerminateGroup).await;
 }
 
+/// A restart while the thread is on a popup brings the thread back on the page that opened
+/// it: the popup went with its browser, and at its own address it would have no opener to
+/// hand its work to.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restart_on_a_popup_brings_the_thread_back_on_its_opener() {
+    logs();
+    let site = serve_site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let book_url = format!("http://{site}/fixtures/windows.html");
+    let click = |n| {
+        act(
+            "pop",
+            Action::Click(ClickAction {
+                n,
+                ..Default::default()
+            }),
+        )
+    };
+    let (child, mut tool) = start_serve(&data).await;
+    for restart_on_the_popup in [false, true] {
+        let book = acted(&mut tool, act("pop", navigate(book_url.clone()))).await;
+        let popup = acted(&mut tool, click(element(&book, "+"))).await;
+        assert!(popup.url.ends_with("?popup=1"), "{}", popup.text);
+        if !restart_on_the_popup {
+            let name = element(&popup, "Name");
+            let typed = Action::Type(TypeAction {
+                n: name,
+                text: "Ann".into(),
+            });
+            acted(&mut tool, act("pop", typed)).await;
+            let back = acted(&mut tool, click(element(&popup, "Save author"))).await;
+            assert_eq!(back.url, book_url, "{}", back.text);
+        }
+    }
+    stop(child, Stop::InterruptGroup).await;
+
+    let (child, mut tool) = start_serve(&data).await;
+    let state = acted(&mut tool, act("pop", Action::State(StateAction {}))).await;
+    assert_eq!(state.url, book_url, "{}", state.text);
+    stop(child, Stop::TerminateGroup).await;
+}
+
 async fn start_worker(
     config: &nanomuse_worker::WorkerConfig,
 ) -> (tokio::process::Child, GrpcBackend) {
