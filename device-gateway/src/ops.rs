@@ -109,6 +109,24 @@ fn profile_to_json(user_agent: &str, width: u32, height: u32, mobile: bool) -> V
     json!({"user_agent": user_agent, "width": width, "height": height, "mobile": mobile})
 }
 
+/// A settle's window change as the phone writes it: absent when there was none.
+fn window_to_json(window: WindowChange) -> Option<&'static str> {
+    match window {
+        WindowChange::None => None,
+        WindowChange::Opened => Some("opened"),
+        WindowChange::Closed => Some("closed"),
+    }
+}
+
+/// What a phone's settle says of its windows; a word this side does not know is no change.
+fn window_from_json(value: Option<&Value>) -> WindowChange {
+    match value.and_then(Value::as_str) {
+        Some("opened") => WindowChange::Opened,
+        Some("closed") => WindowChange::Closed,
+        _ => WindowChange::None,
+    }
+}
+
 /// An op whose result is `{}`.
 macro_rules! empty_reply {
     () => {
@@ -312,7 +330,11 @@ impl DeviceOp for SettleRequest {
         })
     }
     fn reply_to_result(reply: &SettleReply) -> Value {
-        json!({"settled": reply.settled})
+        let mut result = json!({"settled": reply.settled});
+        if let Some(window) = window_to_json(reply.window()) {
+            result["window"] = json!(window);
+        }
+        result
     }
     fn reply_from_result(result: &Value) -> Result<SettleReply, String> {
         // A phone that answers `{}` settled.
@@ -321,6 +343,7 @@ impl DeviceOp for SettleRequest {
                 .get("settled")
                 .and_then(Value::as_bool)
                 .unwrap_or(true),
+            window: window_from_json(result.get("window")) as i32,
             // A phone's downloads stay on the phone.
             ..Default::default()
         })
@@ -502,6 +525,37 @@ mod tests {
         assert_eq!(Op::from_args(&request.to_args()).unwrap(), request);
         let result = Op::reply_to_result(&reply);
         assert_eq!(Op::reply_from_result(&result).unwrap(), reply, "{result}");
+    }
+
+    #[test]
+    fn a_settle_carries_its_window_change_and_a_phone_that_says_none_changed_nothing() {
+        for window in [
+            WindowChange::None,
+            WindowChange::Opened,
+            WindowChange::Closed,
+        ] {
+            round_trip(
+                SettleRequest {
+                    session: None,
+                    timeout_ms: 500,
+                },
+                SettleReply {
+                    settled: true,
+                    window: window as i32,
+                    ..Default::default()
+                },
+            );
+        }
+        let told = |result: Value| SettleRequest::reply_from_result(&result).unwrap();
+        assert_eq!(told(json!({})).window(), WindowChange::None);
+        assert_eq!(
+            told(json!({"settled": false, "window": "sideways"})).window(),
+            WindowChange::None
+        );
+        assert_eq!(
+            SettleRequest::reply_to_result(&told(json!({"settled": true}))),
+            json!({"settled": true})
+        );
     }
 
     #[test]

@@ -458,6 +458,67 @@ where
         }),
     )
     .await;
+    // A popup the page opens (Django's "+" beside a related field) is the page the actions act
+    // on until it closes; its opener waits behind it as it was left, and gets what it hands.
+    let book = act(
+        "navigate windows",
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}/fixtures/windows.html"),
+        }),
+    )
+    .await;
+    act(
+        "type a title",
+        Action::Type(TypeAction {
+            n: element(&book, "Title"),
+            text: "Dune".into(),
+        }),
+    )
+    .await;
+    let click = |n| {
+        Action::Click(ClickAction {
+            n,
+            ..Default::default()
+        })
+    };
+    let popup = act("click + (a popup)", click(element(&book, "+"))).await;
+    assert!(
+        popup
+            .text
+            .contains("(Add author) It is a window the page opened (a popup)"),
+        "{thread} on {backend}: {}",
+        popup.text
+    );
+    act(
+        "type into the popup",
+        Action::Type(TypeAction {
+            n: element(&popup, "Name"),
+            text: "Frank Herbert".into(),
+        }),
+    )
+    .await;
+    let saved = act(
+        "click Save author (the popup closes)",
+        click(element(&popup, "Save author")),
+    )
+    .await;
+    assert!(
+        saved.text.contains("(Add book) The window closed")
+            && saved
+                .elements
+                .iter()
+                .any(|e| e.state == "= \"Frank Herbert\"")
+            && saved.elements.iter().any(|e| e.state == "= \"Dune\""),
+        "{thread} on {backend}: {}",
+        saved.text
+    );
+    act("click + again", click(element(&saved, "+"))).await;
+    let back = act("back closes the popup", Action::Back(BackAction {})).await;
+    assert_eq!(
+        back.title, "Add book",
+        "{thread} on {backend}: {}",
+        back.text
+    );
     act("screenshot", Action::Screenshot(ScreenshotAction {})).await;
     act(
         "hand over",

@@ -7,6 +7,8 @@ public class WebChromeClient {
     public boolean onJsBeforeUnload(WebView view, String url, String message, JsResult result) { return false; }
     public void onPermissionRequest(PermissionRequest request) {}
     public void onGeolocationPermissionsShowPrompt(String origin, GeolocationPermissions.Callback callback) {}
+    public boolean onCreateWindow(WebView view, boolean isDialog, boolean isUserGesture, android.os.Message resultMsg) { return false; }
+    public void onCloseWindow(WebView window) {}
     public boolean onShowFileChooser(WebView webView, ValueCallback<android.net.Uri[]> filePathCallback, FileChooserParams fileChooserParams) { return false; }
 
     public abstract static class FileChooserParams {

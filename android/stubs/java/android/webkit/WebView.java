@@ -17,4 +17,9 @@ public class WebView extends android.widget.FrameLayout {
     public native void goBack();
     public native void stopLoading();
     public native void destroy();
+
+    public class WebViewTransport {
+        public synchronized native void setWebView(WebView webview);
+        public synchronized native WebView getWebView();
+    }
 }

@@ -9,6 +9,7 @@ import android.graphics.Rect
 import android.os.Environment
 import android.os.Handler
 import android.os.Looper
+import android.os.Message
 import android.os.SystemClock
 import android.view.InputDevice
 import android.view.KeyCharacterMap
@@ -51,7 +52,9 @@ import nanomuse.device.protocol.PageInfo
 import nanomuse.device.protocol.Profile
 import nanomuse.device.protocol.Screenshot
 import nanomuse.device.protocol.Scripts
+import nanomuse.device.protocol.Settled
 import nanomuse.device.protocol.UploadFile
+import nanomuse.device.protocol.WindowChange
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import okhttp3.RequestBody.Companion.toRequestBody
@@ -63,6 +66,7 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.ExecutionException
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException
+import java.util.concurrent.atomic.AtomicReference
 import kotlin.math.roundToInt
 
 /**
@@ -81,6 +85,12 @@ import kotlin.math.roundToInt
  *   events to the focused view; the soft keyboard is never relied on.
  * - Cookies, third-party ones included, are on; CookieManager.flush() runs after every load
  *   and every fetch; fetch sends CookieManager.getCookie(url) for the full URL, hop by hop.
+ * - Popups: every document starts with [Scripts.START] (WebViewCompat.addDocumentStartJavaScript),
+ *   which keeps `target=_blank` and a plain `window.open` in the page and lets a popup (a size
+ *   or a place, asked for by a tap) open; `onCreateWindow` gives it a WebView of its own,
+ *   stacked over its opener's, and the ops act on it until `onCloseWindow` (the worker's
+ *   rule). Any other window a page opens loads in the page. A WebView without document-start
+ *   scripts keeps one page (`setSupportMultipleWindows(false)`).
  * - The take-over ([showIn] / [returnOffscreen]) moves this same WebView into the sheet and
  *   back: the view was made on a MutableContextWrapper, whose base context becomes the
  *   Activity while on screen; removeView + addView in one main-thread turn, nothing reloads.
@@ -100,8 +110,10 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         .callTimeout(FETCH_TIMEOUT_MS, TimeUnit.MILLISECONDS)
         .build()
 
-    /** The one page; null when closed. Set on the main thread, read anywhere. */
+    /** The tab; null when closed. Set on the main thread, read anywhere. The ops act on its popup while one is open (see [front]). */
     @Volatile private var page: Page? = null
+    /** How the page the ops act on changed windows since the last settle (see [settle]). */
+    private val windowChange = AtomicReference<WindowChange?>()
     @Volatile private var profile = Profile("", Profile.MOBILE_WIDTH, Profile.MOBILE_HEIGHT, true)
     @Volatile private var userAgent = ""
 
@@ -111,8 +123,12 @@ class DeviceBrowser(context: Context) : BrowserEngine {
     private var sheet: ViewGroup? = null
     private var sheetActivity: Activity? = null
 
-    /** A WebView and what its callbacks found out. */
-    private inner class Page(val context: MutableContextWrapper, val view: WebView) {
+    /** A WebView (the tab or a popup) and what its callbacks found out. */
+    private inner class Page(val context: MutableContextWrapper, val view: WebView, val opener: Page? = null) {
+        /** How many popups deep: 0 for the tab. */
+        val depth: Int = opener?.let { it.depth + 1 } ?: 0
+        /** The popup this page opened, while it is open. Set on the main thread. */
+        @Volatile var popup: Page? = null
         @Volatile var loading = false
         @Volatile var gone = false
         /** When the page last asked for anything over the network (shouldInterceptRequest). */
@@ -152,9 +168,8 @@ class DeviceBrowser(context: Context) : BrowserEngine {
     // ---- the ops ----
 
     override fun open(profile: Profile): PageInfo = onMain("open") {
-        val current = page?.takeIf { !it.gone }
-        val page = if (current == null) createPage(profile) else applyProfile(current, profile)
-        pageInfo(page)
+        if (page?.takeIf { !it.gone } == null) createPage(profile) else applyProfile(windows(), profile)
+        pageInfo(needPage())
     }
 
     override fun navigate(url: String, timeoutMs: Long): Navigation {
@@ -305,11 +320,16 @@ class DeviceBrowser(context: Context) : BrowserEngine {
     override fun back(): PageInfo {
         val page = needPage()
         val waiter = onMain("back") {
+            if (!page.view.canGoBack() && page.opener != null) {
+                // Back from a popup's first page closes it, as a person closes a window.
+                closePopup(page)
+                return@onMain null
+            }
             if (!page.view.canGoBack()) {
                 throw BrowserException.precondition("there is no earlier page in this tab's history to go back to")
             }
             expect(page, target = null, history = true).also { page.view.goBack() }
-        }
+        } ?: return onMain("back") { pageInfo(needPage()) }
         val outcome = await(waiter.result, DEFAULT_TIMEOUT_MS) {
             main.post { page.waiters.remove(waiter) }
             BrowserException.timeout("going back timed out after $DEFAULT_TIMEOUT_MS ms")
@@ -322,14 +342,15 @@ class DeviceBrowser(context: Context) : BrowserEngine {
     /**
      * Loaded, no request started for [QUIET_MS], and a frame drawn since (the worker's rule,
      * with "no request started lately" for "none in flight": a WebView does not tell when a
-     * subresource ends).
+     * subresource ends) — on the page the ops act on, which a popup opening or closing
+     * meanwhile changes.
      */
-    override fun settle(timeoutMs: Long): Boolean {
-        val page = needPage()
+    override fun settle(timeoutMs: Long): Settled {
         val deadline = System.nanoTime() + timeoutMs * 1_000_000
         while (true) {
             val left = (deadline - System.nanoTime()) / 1_000_000
-            if (left <= 0) return false
+            if (left <= 0) return Settled(false, windowChange.getAndSet(null))
+            val page = needPage()
             if (page.loading) {
                 Thread.sleep(minOf(POLL_MS, left))
                 continue
@@ -338,12 +359,14 @@ class DeviceBrowser(context: Context) : BrowserEngine {
                 val reply = Json.parse(runScript(page, Scripts.FRAME_DRAWN, "null", left, "settle")) as? Map<*, *>
                 (reply?.get("value") as? String)?.let { Json.parse(it) as? String }
             } catch (e: BrowserException) {
-                if (e.code == ErrorCode.TIMEOUT) return false
+                if (page !== front()) continue // the popup it looked at closed: its opener now
+                if (e.code == ErrorCode.TIMEOUT) return Settled(false, windowChange.getAndSet(null))
                 if (e.code == ErrorCode.NOT_FOUND) throw e
                 null // a document being replaced draws no frames; look again
             }
             val quietSince = System.nanoTime() - QUIET_MS * 1_000_000
-            if (state == "complete" && !page.loading && page.lastRequestNanos < quietSince) return true
+            val settled = state == "complete" && !page.loading && page.lastRequestNanos < quietSince
+            if (settled && page === front()) return Settled(true, windowChange.getAndSet(null))
             Thread.sleep(minOf(POLL_MS, maxOf(1, (deadline - System.nanoTime()) / 1_000_000)))
         }
     }
@@ -428,8 +451,8 @@ class DeviceBrowser(context: Context) : BrowserEngine {
     }
 
     override fun profile(profile: Profile) {
-        val page = needPage()
-        onMain("profile") { applyProfile(page, profile) }
+        needPage()
+        onMain("profile") { applyProfile(windows(), profile) }
     }
 
     /**
@@ -456,9 +479,10 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         }
     }
 
+    /** The page goes, and its popups with it. */
     override fun close() {
-        val page = needPage()
-        onMain("close") { closePage(page, "the page was closed") }
+        needPage()
+        onMain("close") { windows().asReversed().forEach { closePage(it, "the page was closed") } }
         CookieManager.getInstance().flush()
     }
 
@@ -466,68 +490,103 @@ class DeviceBrowser(context: Context) : BrowserEngine {
 
     /**
      * Moves the page into [container] (the take-over sheet) — the same WebView, nothing
-     * reloads; a page is made when none is open. Main thread.
+     * reloads, a popup open on it over it; a page is made when none is open. Main thread.
      */
     fun showIn(container: ViewGroup, activity: Activity) {
-        val page = page?.takeIf { !it.gone } ?: createPage(profile)
-        if (page.view.parent === container) return
-        unplace(page.view)
-        page.context.baseContext = activity
+        if (page?.takeIf { !it.gone } == null) createPage(profile)
+        val windows = windows()
+        if (windows.first().view.parent === container) return
         sheet = container
         sheetActivity = activity
-        container.addView(page.view, FrameLayout.LayoutParams(ViewGroup.LayoutParams.MATCH_PARENT, ViewGroup.LayoutParams.MATCH_PARENT))
-        page.view.requestFocus()
+        for (window in windows) {
+            unplace(window.view)
+            window.context.baseContext = activity
+            container.addView(window.view, FrameLayout.LayoutParams(ViewGroup.LayoutParams.MATCH_PARENT, ViewGroup.LayoutParams.MATCH_PARENT))
+        }
+        windows.last().view.requestFocus()
     }
 
-    /** Moves the page from the sheet back to its offscreen screen. Main thread. */
+    /** Moves the page (and its popups) from the sheet back to its offscreen screen. Main thread. */
     fun returnOffscreen() {
         val container = sheet ?: return
         sheet = null
         sheetActivity = null
-        val page = page ?: return
-        if (page.view.parent === container) container.removeView(page.view)
-        page.context.baseContext = app
-        page.view.clearFocus()
-        screenFor(profile).attach(page.view)
+        for (window in windows()) {
+            if (window.view.parent === container) container.removeView(window.view)
+            window.context.baseContext = app
+            window.view.clearFocus()
+            screenFor(profile).attach(window.view)
+        }
     }
 
-    /** One step back in the page while it is in the sheet; false when there is none. Main thread. */
+    /**
+     * One step back in the page while it is in the sheet, a popup's first page closing it;
+     * false when there is none. Main thread.
+     */
     fun goBackOnScreen(): Boolean {
-        val view = page?.takeIf { !it.gone && it.view.parent === sheet }?.view ?: return false
-        if (!view.canGoBack()) return false
-        view.goBack()
+        val front = front()?.takeIf { !it.gone && it.view.parent === sheet } ?: return false
+        if (!front.view.canGoBack()) {
+            if (front.opener == null) return false
+            closePopup(front)
+            return true
+        }
+        front.view.goBack()
         return true
     }
 
-    /** The page's URL, for the sheet's "open in the system browser". Main thread. */
-    fun currentUrl(): String? = page?.view?.url
+    /** The URL of the page on screen, for the sheet's "open in the system browser". Main thread. */
+    fun currentUrl(): String? = front()?.view?.url
 
     /** Closes the page and frees the screen (the service is going). Main thread. */
     fun release() {
-        page?.let { closePage(it, "the app is closing") }
+        windows().asReversed().forEach { closePage(it, "the app is closing") }
         screen?.release()
         screen = null
     }
 
     // ---- the page ----
 
+    /** The page the ops act on: the tab, or the popup open on it (the newest of a chain). */
     private fun needPage(): Page {
-        val page = page ?: throw BrowserException.notFound(BrowserException.NO_PAGE)
+        val page = front() ?: throw BrowserException.notFound(BrowserException.NO_PAGE)
         if (page.gone) throw BrowserException.unavailable("the page's renderer went away; it is being loaded again, try in a moment")
         return page
     }
 
+    private fun front(): Page? {
+        var front = page ?: return null
+        while (true) front = front.popup?.takeIf { !it.gone } ?: return front
+    }
+
+    /** The tab and the popups open on it, the front last. */
+    private fun windows(): List<Page> {
+        val windows = mutableListOf(page ?: return emptyList())
+        while (true) windows += windows.last().popup?.takeIf { !it.gone } ?: return windows
+    }
+
     /** Main thread. */
-    @SuppressLint("SetJavaScriptEnabled")
     private fun createPage(profile: Profile): Page {
+        val page = makePage(opener = null)
+        this.page = page
+        applyProfile(listOf(page), profile, placed = false)
+        place(page)
+        return page
+    }
+
+    /** A WebView with its settings and callbacks, not yet placed. Main thread. */
+    @SuppressLint("SetJavaScriptEnabled")
+    private fun makePage(opener: Page?): Page {
         val context = MutableContextWrapper(sheetActivity ?: app)
         val view = WebView(context)
-        val page = Page(context, view)
+        val page = Page(context, view, opener)
+        val started = WebViewFeature.isFeatureSupported(WebViewFeature.DOCUMENT_START_SCRIPT)
+        if (started) WebViewCompat.addDocumentStartJavaScript(view, Scripts.START, setOf("*"))
         with(view.settings) {
             javaScriptEnabled = true
             domStorageEnabled = true
-            // One tab: window.open and target=_blank load in this view.
-            setSupportMultipleWindows(false)
+            // Windows for popups, which the start script alone lets open (see the class
+            // comment); without it, one tab: window.open and target=_blank load in this view.
+            setSupportMultipleWindows(started)
             javaScriptCanOpenWindowsAutomatically = false
             // The CSS layout width is the view's width (see the class comment).
             useWideViewPort = false
@@ -551,25 +610,84 @@ class DeviceBrowser(context: Context) : BrowserEngine {
             }
             page.bridge = true
         }
-        this.page = page
-        applyProfile(page, profile, placed = false)
-        place(page)
+        view.settings.userAgentString = userAgent
         return page
     }
 
-    /** Main thread. Returns [page]. */
-    private fun applyProfile(page: Page, profile: Profile, placed: Boolean = true): Page {
+    /**
+     * [opener]'s popup, a WebView stacked over its own (onCreateWindow): the page the ops act
+     * on from now until it closes. Main thread.
+     */
+    private fun openPopup(opener: Page): WebView {
+        val popup = makePage(opener)
+        opener.popup = popup
+        place(popup)
+        windowChange.set(WindowChange.OPENED)
+        // The opener's mark of the popup it asked for has done its part (see one_tab.js).
+        opener.view.evaluateJavascript("delete window.__nanomusePopupAt", null)
+        return popup.view
+    }
+
+    /**
+     * [popup] closed (its page's `window.close()`, a back from its first page, its renderer
+     * gone): the ops act on its opener again, as it was left. Popups it opened close with it.
+     * Main thread.
+     */
+    private fun closePopup(popup: Page) {
+        if (popup.gone) return
+        popup.popup?.let(::closePopup)
+        closePage(popup, "the popup closed")
+        val opener = popup.opener ?: return
+        if (opener.popup === popup) opener.popup = null
+        // A screen that draws one view draws the opener again.
+        if (opener.view.parent == null && !opener.gone) place(opener)
+        // A popup that closed before any settle saw it open changed nothing for the agent.
+        windowChange.updateAndGet { if (it == WindowChange.OPENED) null else WindowChange.CLOSED }
+    }
+
+    /**
+     * A WebView for a window a page may not have as a popup (one open already, too deep, no
+     * tap asked for it): it is never shown, and the first URL it is sent to loads in [opener]
+     * instead, as the worker loads such a window in its page. Main thread.
+     */
+    private fun loadInOpener(opener: Page): WebView {
+        val stand = WebView(app)
+        stand.webViewClient = object : WebViewClient() {
+            private var followed = false
+
+            private fun follow(view: WebView, url: String) {
+                if (followed) return
+                followed = true
+                if (!opener.gone && (url.startsWith("http://") || url.startsWith("https://"))) opener.view.loadUrl(url)
+                main.post { view.destroy() }
+            }
+
+            override fun shouldOverrideUrlLoading(view: WebView, request: WebResourceRequest): Boolean {
+                follow(view, request.url.toString())
+                return true
+            }
+
+            override fun onPageStarted(view: WebView, url: String, favicon: Bitmap?) {
+                if (url != "about:blank") follow(view, url)
+            }
+        }
+        return stand
+    }
+
+    /** Main thread. The windows' user agent, and their screen when the size changed. */
+    private fun applyProfile(windows: List<Page>, profile: Profile, placed: Boolean = true) {
         val resized = placed && (profile.width != this.profile.width || profile.height != this.profile.height)
         this.profile = profile
         userAgent = profile.userAgent.ifEmpty { defaultUserAgent(profile.mobile) }
-        page.view.settings.userAgentString = userAgent
-        if (resized && page.view.parent !== sheet) {
+        windows.forEach { it.view.settings.userAgentString = userAgent }
+        val offscreen = windows.filter { it.view.parent !== sheet }
+        if (resized && offscreen.isNotEmpty()) {
             // A Presentation cancels itself when its display's size changes: a new screen,
-            // the same WebView moved over.
-            unplace(page.view)
-            screenFor(profile).attach(page.view)
+            // the same WebViews moved over, the front last.
+            offscreen.forEach { unplace(it.view) }
+            val screen = screenFor(profile)
+            offscreen.forEach { screen.attach(it.view) }
         }
-        return page
     }
 
     /** Puts the page's view where it belongs now: the sheet, or the offscreen screen. */
@@ -921,9 +1039,13 @@ class DeviceBrowser(context: Context) : BrowserEngine {
             }, HISTORY_SETTLE_MS)
         }
 
-        /** The renderer died: the view is unusable; a new one loads the last URL. Return true or the app dies. */
+        /** The renderer died: the view is unusable; a new one loads the last URL (a popup just closes). Return true or the app dies. */
         override fun onRenderProcessGone(view: WebView, detail: RenderProcessGoneDetail): Boolean {
             if (page.view !== view || page.gone) return true
+            if (page.opener != null) {
+                closePopup(page)
+                return true
+            }
             val why = if (detail.didCrash()) "crashed" else "was stopped by the system to free memory"
             page.gone = true
             fail(page, BrowserException.unavailable("the page's renderer $why; the page is being loaded again"))
@@ -978,6 +1100,23 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         }
 
         override fun onPermissionRequest(request: PermissionRequest) = request.deny()
+
+        /**
+         * A window the page opened: its popup, when the page may have one (a tap asked for it,
+         * none open, fewer than [MAX_POPUP_DEPTH] deep); any other loads in the page.
+         */
+        override fun onCreateWindow(view: WebView, isDialog: Boolean, isUserGesture: Boolean, resultMsg: Message): Boolean {
+            val transport = resultMsg.obj as? WebView.WebViewTransport ?: return false
+            if (page.gone) return false
+            val popup = isUserGesture && page.depth < MAX_POPUP_DEPTH && page.popup?.takeIf { !it.gone } == null
+            transport.webView = if (popup) openPopup(page) else loadInOpener(page)
+            resultMsg.sendToTarget()
+            return true
+        }
+
+        override fun onCloseWindow(window: WebView) {
+            if (window === page.view) closePopup(page)
+        }
 
         /** An upload's chooser gets its files; any other the user answers on screen, or none offscreen. */
         override fun onShowFileChooser(
@@ -1045,6 +1184,8 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         private const val HISTORY_SETTLE_MS = 100L
         private const val BRIDGE_BACKSTOP_MS = 1_000L
         private const val MAX_REDIRECTS = 20
+        /** How many popups deep a page may open one (the worker's: Django's related objects). */
+        private const val MAX_POPUP_DEPTH = 3
         /** Base64 inside a 32 MiB message leaves room for about 24 MiB. */
         private const val MAX_FETCH_BYTES = 10 * 1024 * 1024
 

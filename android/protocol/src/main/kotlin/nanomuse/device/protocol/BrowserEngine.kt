@@ -30,8 +30,11 @@ interface BrowserEngine {
 
     fun back(): PageInfo
 
-    /** Waits until the page is loaded and quiet, at most [timeoutMs]; false when the bound won. */
-    fun settle(timeoutMs: Long): Boolean
+    /**
+     * Waits until the page is loaded and quiet, at most [timeoutMs], following the thread into
+     * a popup the page opened meanwhile or back to its opener when the popup closed.
+     */
+    fun settle(timeoutMs: Long): Settled
 
     /** A JPEG of the viewport in CSS px; [quality] is 1..100. */
     fun screenshot(quality: Int): Screenshot
@@ -119,6 +122,29 @@ data class PageInfo(
 data class Navigation(val page: PageInfo, val status: Int = 0, val download: String = "")
 
 class Screenshot(val jpeg: ByteArray, val width: Int, val height: Int)
+
+/**
+ * What a settle found: whether the page settled within the bound (false: the bound won), and
+ * whether the page the ops act on changed windows since the last settle.
+ */
+data class Settled(val settled: Boolean, val window: WindowChange? = null) {
+    fun toJson(): MutableMap<String, Any?> = linkedMapOf<String, Any?>("settled" to settled).also { json ->
+        window?.let { json["window"] = it.wire }
+    }
+}
+
+/**
+ * A page's windows, as the worker's: a popup the page opened (`window.open` with a size or a
+ * place, asked for by a tap, its opener reachable) is the page the ops act on until it closes;
+ * then its opener is again, as it was left.
+ */
+enum class WindowChange(val wire: String) {
+    /** The ops act on a popup the page opened. */
+    OPENED("opened"),
+
+    /** The popup the ops acted on closed: they act on its opener again. */
+    CLOSED("closed"),
+}
 
 data class Header(val name: String, val value: String)
 

@@ -122,7 +122,7 @@ class Dispatcher(
         "back" -> engine.back().toJson()
         "settle" -> {
             val timeout = bound(args.nonNegative("timeout_ms"), defaults.timeoutMs, defaults.maxSettleMs)
-            linkedMapOf("settled" to engine.settle(timeout))
+            engine.settle(timeout).toJson()
         }
         "screenshot" -> {
             val quality = when (val q = args.nonNegative("quality") ?: 0L) {

@@ -76,6 +76,13 @@ $js
     val TYPED_TIMERS: String by lazy { shared("typed_timers.js") }
 
     /**
+     * What the phone runs in every document before the page's own scripts: [ONE_TAB], told
+     * that this browser holds a popup a page opens as a window of its own (the worker's does
+     * the same), and [TYPED_TIMERS].
+     */
+    val START: String by lazy { "window.__nanomusePopupsOpen = true;\n$ONE_TAB\n$TYPED_TIMERS" }
+
+    /**
      * Fills the focused field through the page's own value setter plus `input` and `change`
      * events, so React and Vue forms notice. Returns null, `{trusted: true}` when the page broke
      * that path (its field's text then selected, for trusted input to type over; with

@@ -121,7 +121,7 @@ fun clientTests() {
     test("client: more than maxPending requests at once are refused with resource_exhausted") {
         val engine = FakeEngine()
         val release = CountDownLatch(1)
-        engine.override["settle"] = { release.await(10, TimeUnit.SECONDS) }
+        engine.override["settle"] = { release.await(10, TimeUnit.SECONDS); Settled(true) }
         Rig({ it.copy(maxPending = 2) }, engine).use { rig ->
             val conn = rig.connected()
             for (id in listOf("a", "b", "c")) conn.send(Message.DeviceRequest(id, "browser", "settle", emptyMap<String, Any?>(), 30_000))

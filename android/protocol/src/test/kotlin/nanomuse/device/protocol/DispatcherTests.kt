@@ -87,6 +87,17 @@ fun dispatcherTests() {
         assertEquals(Dispatcher.OPS, engine.calls.map { it.substringBefore('[') })
     }
 
+    test("dispatcher: settle tells a window change since the last settle, and nothing when there was none") {
+        val engine = FakeEngine()
+        val d = Dispatcher(engine, "p")
+        d.run("open").expectOk()
+        assertEquals(mapOf("settled" to true), d.run("settle").expectOk())
+        engine.override["settle"] = { Settled(true, WindowChange.OPENED) }
+        assertEquals(mapOf("settled" to true, "window" to "opened"), d.run("settle").expectOk())
+        engine.override["settle"] = { Settled(false, WindowChange.CLOSED) }
+        assertEquals(mapOf("settled" to false, "window" to "closed"), d.run("settle").expectOk())
+    }
+
     test("dispatcher: defaults are the worker's") {
         val engine = FakeEngine()
         val d = Dispatcher(engine, "p")

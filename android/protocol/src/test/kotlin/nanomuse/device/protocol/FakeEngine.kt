@@ -57,7 +57,7 @@ class FakeEngine : BrowserEngine {
         page()
     }
 
-    override fun settle(timeoutMs: Long) = call("settle", timeoutMs) { true }
+    override fun settle(timeoutMs: Long) = call("settle", timeoutMs) { Settled(true) }
 
     override fun screenshot(quality: Int) = call("screenshot", quality) {
         needPage()

@@ -14,7 +14,9 @@ import nanomuse.device.protocol.PageInfo
 import nanomuse.device.protocol.Profile
 import nanomuse.device.protocol.Screenshot
 import nanomuse.device.protocol.Scripts
+import nanomuse.device.protocol.Settled
 import nanomuse.device.protocol.UploadFile
+import nanomuse.device.protocol.WindowChange
 import java.io.File
 import java.util.Base64
 import java.util.UUID
@@ -23,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.ExecutionException
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException
+import java.util.concurrent.atomic.AtomicReference
 
 /**
  * The fifteen ops on one page of a headless Chromium over CDP, done the way the phone's
@@ -41,9 +44,11 @@ import java.util.concurrent.TimeoutException
  * - Typing, "frame drawn" and evaluate run the page scripts of [Scripts], evaluate's result
  *   coming back through a bridge (`Runtime.addBinding` standing in for the WebView's
  *   `addWebMessageListener`), as on the phone.
- * - One tab: the WebView loads `window.open` and `target=_blank` in the same view by itself;
- *   here a start script retargets them, and a window that slips through is closed and loaded
- *   in the page.
+ * - One tab, and popups: the start script keeps `target=_blank` and a plain `window.open` in
+ *   the page and lets a popup (a size or a place, asked for by a tap) open as a window, as
+ *   the phone's does; the popup, a target of its own, is what the ops act on until it closes
+ *   (the WebView's `onCreateWindow` / `onCloseWindow`). Any other window is closed and its
+ *   URL loaded in the page that opened it.
  * - Settle: loaded, no request *started* for [QUIET_MS], a frame drawn — the WebView cannot
  *   tell when a subresource ends, so neither does this.
  * - Cookies are "flushed" after every load and fetch: the persistent ones are written to
@@ -71,13 +76,22 @@ class CdpBrowser(
     /** Downloads being fetched, by URL (see [download]). */
     private val fetching = ConcurrentHashMap<String, CompletableFuture<String>>()
 
+    /** The tab; the ops act on its popup while one is open (see [front]). */
     @Volatile private var page: Page? = null
+    /** How the page the ops act on changed windows since the last settle (see [settle]). */
+    private val windowChange = AtomicReference<WindowChange?>()
     @Volatile private var profile = Profile("", Profile.MOBILE_WIDTH, Profile.MOBILE_HEIGHT, true)
     @Volatile internal var userAgent = ""
         private set
 
-    /** The one page and what its events told. */
-    private inner class Page(val targetId: String, val sessionId: String) {
+    /** The tab or a popup, and what its events told. */
+    private inner class Page(val targetId: String, val sessionId: String, val opener: Page? = null) {
+        /** How many popups deep: 0 for the tab. */
+        val depth: Int = opener?.let { it.depth + 1 } ?: 0
+        /** The popup this page opened, while it is open. */
+        @Volatile var popup: Page? = null
+        /** A window this page just opened that is being made its popup. */
+        @Volatile var opening: String? = null
         @Volatile var loading = false
         @Volatile var gone = false
         @Volatile var lastRequestNanos = System.nanoTime()
@@ -123,9 +137,8 @@ class CdpBrowser(
     // ---- the ops ----
 
     override fun open(profile: Profile): PageInfo = synchronized(lock) {
-        val current = page?.takeIf { !it.gone }
-        val page = if (current == null) createPage(profile) else current.also { applyProfile(it, profile) }
-        pageInfo(page)
+        if (page?.takeIf { !it.gone } == null) createPage(profile) else windows().forEach { applyProfile(it, profile) }
+        pageInfo(needPage())
     }
 
     override fun navigate(url: String, timeoutMs: Long): Navigation {
@@ -280,7 +293,14 @@ class CdpBrowser(
         // A new target's first entry is about:blank, which a fresh WebView does not have.
         val previous = (entries.getOrNull(current - 1) as? Map<*, *>)
             ?.takeIf { it["url"] != "about:blank" || current > 1 }
-            ?: throw BrowserException.precondition("there is no earlier page in this tab's history to go back to")
+        val opener = page.opener
+        if (previous == null && opener != null) {
+            // Back from a popup's first page closes it, as a person closes a window.
+            runCatching { cdp.call("Target.closeTarget", mapOf("targetId" to page.targetId)) }
+            popupClosed(page)
+            return pageInfo(needPage())
+        }
+        if (previous == null) throw BrowserException.precondition("there is no earlier page in this tab's history to go back to")
         val committed = CompletableFuture<Unit>()
         val loaded = CompletableFuture<Unit>()
         page.history = committed
@@ -300,14 +320,17 @@ class CdpBrowser(
         return pageInfo(page)
     }
 
-    /** The phone's rule: loaded, no request started for [QUIET_MS], and a frame drawn since. */
-    override fun settle(timeoutMs: Long): Boolean {
-        val page = needPage()
+    /**
+     * The phone's rule: loaded, no request started for [QUIET_MS], and a frame drawn since — on
+     * the page the ops act on, which a popup opening or closing meanwhile changes.
+     */
+    override fun settle(timeoutMs: Long): Settled {
         val deadline = System.nanoTime() + timeoutMs * 1_000_000
         while (true) {
             val left = left(deadline)
-            if (left <= 0) return false
-            if (page.loading) {
+            if (left <= 0) return Settled(false, windowChange.getAndSet(null))
+            val page = needPage()
+            if (page.loading || page.opening != null) {
                 Thread.sleep(minOf(POLL_MS, left))
                 continue
             }
@@ -315,12 +338,14 @@ class CdpBrowser(
                 val reply = Json.parse(runScript(page, Scripts.FRAME_DRAWN, "null", left, "settle")) as? Map<*, *>
                 (reply?.get("value") as? String)?.let { Json.parse(it) as? String }
             } catch (e: BrowserException) {
-                if (e.code == ErrorCode.TIMEOUT) return false
+                if (page !== front()) continue // the popup it looked at closed: its opener now
+                if (e.code == ErrorCode.TIMEOUT) return Settled(false, windowChange.getAndSet(null))
                 if (e.code == ErrorCode.NOT_FOUND) throw e
                 null // a document being replaced draws no frames; look again
             }
             val quietSince = System.nanoTime() - QUIET_MS * 1_000_000
-            if (state == "complete" && !page.loading && page.lastRequestNanos < quietSince) return true
+            val settled = state == "complete" && !page.loading && page.lastRequestNanos < quietSince
+            if (settled && page === front() && page.opening == null) return Settled(true, windowChange.getAndSet(null))
             Thread.sleep(minOf(POLL_MS, maxOf(1, left(deadline))))
         }
     }
@@ -353,13 +378,14 @@ class CdpBrowser(
     override fun fetch(request: FetchRequest): FetchResponse = fetcher.fetch(request).also { flushCookies() }
 
     override fun profile(profile: Profile) {
-        val page = needPage()
-        synchronized(lock) { applyProfile(page, profile) }
+        needPage()
+        synchronized(lock) { windows().forEach { applyProfile(it, profile) } }
     }
 
+    /** The page goes, and its popups with it. */
     override fun close() {
-        val page = needPage()
-        synchronized(lock) { closePage(page, "the page was closed") }
+        needPage()
+        synchronized(lock) { windows().asReversed().forEach { closePage(it, "the page was closed") } }
         flushCookies()
     }
 
@@ -408,7 +434,7 @@ class CdpBrowser(
 
     /** The page goes, and the browser with it. */
     fun shutdown() {
-        page?.let { runCatching { closePage(it, "the phone is stopping") } }
+        windows().asReversed().forEach { runCatching { closePage(it, "the phone is stopping") } }
         uploads.deleteRecursively()
         chromium.close()
     }
@@ -494,10 +520,22 @@ class CdpBrowser(
 
     // ---- the page ----
 
+    /** The page the ops act on: the tab, or the popup open on it (the newest of a chain). */
     private fun needPage(): Page {
-        val page = page ?: throw BrowserException.notFound(BrowserException.NO_PAGE)
+        val page = front() ?: throw BrowserException.notFound(BrowserException.NO_PAGE)
         if (page.gone) throw BrowserException.unavailable("the page's renderer went away; it is being loaded again, try in a moment")
         return page
+    }
+
+    private fun front(): Page? {
+        var front = page ?: return null
+        while (true) front = front.popup?.takeIf { !it.gone } ?: return front
+    }
+
+    /** The tab and the popups open on it, the front last. */
+    private fun windows(): List<Page> {
+        val windows = mutableListOf(page ?: return emptyList())
+        while (true) windows += windows.last().popup?.takeIf { !it.gone } ?: return windows
     }
 
     private fun createPage(profile: Profile): Page {
@@ -506,11 +544,7 @@ class CdpBrowser(
         val session = cdp.call("Target.attachToTarget", mapOf("targetId" to target, "flatten" to true))["sessionId"] as String
         val page = Page(target, session)
         this.page = page
-        for (method in listOf("Page.enable", "Network.enable", "Runtime.enable", "Inspector.enable")) page.call(method)
-        page.call("Page.setLifecycleEventsEnabled", mapOf("enabled" to true))
-        page.call("Runtime.addBinding", mapOf("name" to BINDING))
-        page.call("Page.addScriptToEvaluateOnNewDocument", mapOf("source" to START_SCRIPT, "runImmediately" to true))
-        page.call("Runtime.evaluate", mapOf("expression" to START_SCRIPT))
+        setUp(page)
         applyProfile(page, profile)
         // The startup tab and any other page go: the phone has one tab.
         val targets = cdp.call("Target.getTargets")["targetInfos"] as? List<*>
@@ -518,6 +552,61 @@ class CdpBrowser(
             .filter { it["type"] == "page" && it["targetId"] != target && it["attached"] != true }
             .forEach { cdp.send("Target.closeTarget", mapOf("targetId" to it["targetId"])) }
         return page
+    }
+
+    /** What every page of ours gets: its events, the bridge, the start script (now and in each document). */
+    private fun setUp(page: Page) {
+        for (method in listOf("Page.enable", "Network.enable", "Runtime.enable", "Inspector.enable")) page.call(method)
+        page.call("Page.setLifecycleEventsEnabled", mapOf("enabled" to true))
+        page.call("Runtime.addBinding", mapOf("name" to BINDING))
+        page.call("Page.addScriptToEvaluateOnNewDocument", mapOf("source" to START_SCRIPT, "runImmediately" to true))
+        page.call("Runtime.evaluate", mapOf("expression" to START_SCRIPT))
+    }
+
+    /**
+     * Makes [target], a window [opener] just opened, its popup: the page the ops act on from
+     * now until it closes (the WebView's onCreateWindow, with the view it hands the page).
+     * Not on the connection's reader thread: it waits for answers.
+     */
+    private fun adoptPopup(opener: Page, target: String) {
+        val popup = try {
+            synchronized(lock) {
+                val session = cdp.call("Target.attachToTarget", mapOf("targetId" to target, "flatten" to true))["sessionId"] as String
+                Page(target, session, opener).also {
+                    setUp(it)
+                    applyProfile(it, profile)
+                }
+            }
+        } catch (e: Exception) {
+            null // it closed before it was ours: the page stays where it was
+        }
+        if (popup != null && !opener.gone && opener.opening == target) {
+            opener.popup = popup
+            windowChange.set(WindowChange.OPENED)
+            // The opener's mark of the popup it asked for has done its part (see one_tab.js).
+            runCatching { cdp.send("Runtime.evaluate", mapOf("expression" to "delete window.__nanomusePopupAt"), opener.sessionId) }
+        } else if (popup != null) {
+            runCatching { cdp.send("Target.closeTarget", mapOf("targetId" to target)) }
+        }
+        opener.opening = null
+    }
+
+    /**
+     * [popup] closed (its page's `window.close()`, a back from its first page, its renderer
+     * gone): the ops act on its opener again. Popups it opened close with it.
+     */
+    private fun popupClosed(popup: Page) {
+        if (popup.gone) return
+        popup.gone = true
+        popup.popup?.let { child ->
+            runCatching { cdp.send("Target.closeTarget", mapOf("targetId" to child.targetId)) }
+            popupClosed(child)
+        }
+        fail(popup, BrowserException.unavailable("the popup closed"))
+        val opener = popup.opener ?: return
+        if (opener.popup === popup) opener.popup = null
+        // A popup that closed before any settle saw it open changed nothing for the agent.
+        windowChange.updateAndGet { if (it == WindowChange.OPENED) null else WindowChange.CLOSED }
     }
 
     private fun applyProfile(page: Page, profile: Profile) {
@@ -641,12 +730,18 @@ class CdpBrowser(
     private fun event(event: CdpConnection.Event) {
         val params = event.params
         if (event.method == "Connection.closed") {
-            page?.let { it.gone = true; fail(it, BrowserException.unavailable("the phone's browser is gone")) }
+            windows().forEach { it.gone = true; fail(it, BrowserException.unavailable("the phone's browser is gone")) }
             return
         }
         if (event.method == "Target.targetCreated") return windowOpened(params["targetInfo"] as? Map<*, *>)
+        if (event.method == "Target.targetDestroyed") {
+            val target = params["targetId"] as? String
+            windows().firstOrNull { it.targetId == target && it.opener != null }?.let(::popupClosed)
+            windows().filter { it.opening == target }.forEach { it.opening = null }
+            return
+        }
         if (event.method == "Browser.downloadWillBegin") return downloadStarted(params)
-        val page = page?.takeIf { event.sessionId == it.sessionId } ?: return
+        val page = windows().firstOrNull { event.sessionId == it.sessionId } ?: return
         val frame = params["frameId"] as? String
         when (event.method) {
             "Runtime.bindingCalled" -> if (params["name"] == BINDING) bridged(page, params["payload"] as? String ?: "")
@@ -719,12 +814,24 @@ class CdpBrowser(
         page.evaluations.answered(id, data)
     }
 
-    /** A window the start script did not keep in the page: closed, and its URL loaded in the page (a POST is lost). */
+    /**
+     * A window a page of ours opened: its popup when the page can have one (none open, fewer
+     * than [MAX_POPUP_DEPTH] deep) and the window can reach it, as a popup the start script let
+     * open can; any other is closed, and its URL loaded in the page (a POST is lost).
+     */
     private fun windowOpened(info: Map<*, *>?) {
-        val page = page ?: return
-        if (info?.get("type") != "page" || info["openerId"] != page.targetId) return
+        if (info?.get("type") != "page") return
+        val page = windows().firstOrNull { it.targetId == info["openerId"] } ?: return
+        val target = info["targetId"] as? String ?: return
+        val popup = info["canAccessOpener"] == true && page.depth < MAX_POPUP_DEPTH &&
+            page.popup == null && page.opening == null
+        if (popup) {
+            page.opening = target
+            Thread({ adoptPopup(page, target) }, "phone-popup").apply { isDaemon = true }.start()
+            return
+        }
         val url = info["url"] as? String
-        cdp.send("Target.closeTarget", mapOf("targetId" to info["targetId"]))
+        cdp.send("Target.closeTarget", mapOf("targetId" to target))
         if (url != null && (url.startsWith("http://") || url.startsWith("https://"))) {
             cdp.send("Page.navigate", mapOf("url" to url), page.sessionId)
         }
@@ -753,9 +860,13 @@ class CdpBrowser(
         }
     }
 
-    /** onRenderProcessGone: the page is unusable; a new one loads the last URL. */
+    /** onRenderProcessGone: the page is unusable; a new one loads the last URL (a popup just closes). */
     private fun rendererGone(page: Page) {
         if (page.gone) return
+        if (page.opener != null) {
+            runCatching { cdp.send("Target.closeTarget", mapOf("targetId" to page.targetId)) }
+            return popupClosed(page)
+        }
         page.gone = true
         fail(page, BrowserException.unavailable("the page's renderer crashed; the page is being loaded again"))
         val url = page.lastUrl
@@ -794,15 +905,17 @@ class CdpBrowser(
         private const val QUIET_MS = 500L
         private const val ANY_LOAD = ""
         private const val KEPT_LOADS = 32
+        /** How many popups deep a page may open one (the worker's: Django's related objects). */
+        private const val MAX_POPUP_DEPTH = 3
 
         /** The binding behind the bridge object ([Scripts.BRIDGE]) the start script makes. */
         private const val BINDING = "__nanomuseBinding"
 
         /**
          * Run in every document before its own scripts. The bridge: `window.__nanomuse` with
-         * `postMessage`, as `addWebMessageListener` puts it in the page. One tab: what the
-         * WebView does by itself with `setSupportMultipleWindows(false)` — `window.open` and
-         * links or forms aimed at another window load in this page.
+         * `postMessage`, as `addWebMessageListener` puts it in the page. One tab and popups, as
+         * the phone's start script has them: links and forms aimed at another window and a
+         * plain `window.open` load in this page, a popup opens (see [windowOpened]).
          */
         private val START_SCRIPT = """(() => {
   if (!window.${Scripts.BRIDGE} && typeof window.$BINDING === 'function') {
@@ -812,7 +925,7 @@ class CdpBrowser(
     });
   }
 })();
-""" + Scripts.ONE_TAB + Scripts.TYPED_TIMERS
+""" + Scripts.START
 
         /** What Storage.setCookies takes back of what Storage.getCookies gives. */
         private val COOKIE_FIELDS = listOf(

@@ -1,0 +1,5 @@
+package androidx.webkit;
+
+public interface ScriptHandler {
+    void remove();
+}
