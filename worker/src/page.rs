@@ -207,9 +207,31 @@ impl PageHandle {
     }
 
     /// Marks a popup closed (by its page, or by the person); the thread is back on its opener.
+    /// A popup it had open closes with it: no page of the thread could reach it any more, and
+    /// a page that opened and closed popups in turn would leave their windows piling up.
     pub fn mark_closed(&self) {
         self.mark_lost("the window closed (its page or the person closed it)");
         self.front_moves.send_modify(|n| *n += 1);
+        tokio::spawn(self.close_windows());
+    }
+
+    /// Closes the popup this page has open and the window it is opening, if any.
+    fn close_windows(&self) -> impl Future<Output = ()> + Send + 'static {
+        let (opened, popup) = {
+            let mut windows = self.windows.lock().unwrap();
+            (windows.opened.take(), windows.popup.take())
+        };
+        let side = self.side.clone();
+        async move {
+            if let Some(popup) = popup {
+                let _ = Box::pin(popup.close()).await;
+            }
+            if let Some(target) = opened {
+                let _ = side
+                    .call(None, "Target.closeTarget", json!({"targetId": target}))
+                    .await;
+            }
+        }
     }
 
     /// Whether the page was a popup that closed.
@@ -338,19 +360,7 @@ impl PageHandle {
     /// Closes the page's target.
     pub async fn close(&self) -> Result<()> {
         // Its popup goes with it, as a person's would with the tab that opened it.
-        let (opened, popup) = {
-            let mut windows = self.windows.lock().unwrap();
-            (windows.opened.take(), windows.popup.take())
-        };
-        if let Some(popup) = popup {
-            let _ = Box::pin(popup.close()).await;
-        }
-        if let Some(target) = opened {
-            let _ = self
-                .side
-                .call(None, "Target.closeTarget", json!({"targetId": target}))
-                .await;
-        }
+        self.close_windows().await;
         self.side.forget(&self.side_session);
         self.dialogs_task.abort();
         self.page.clone().close().await?;

@@ -1177,7 +1177,61 @@ async fn a_popup_is_the_threads_page_until_it_closes_and_its_opener_is_kept_as_i
         .unwrap()
         .into_inner();
     assert_eq!(frame.title, "Add book");
+    // A popup whose own popup closes it: no page of the thread can reach that one any more,
+    // so it closes too, and the thread is back on the book's form.
+    let popup = click(&mut tool, "p", element(&book, "+")).await;
+    let nested = click(&mut tool, "p", element(&popup, "Nested")).await;
+    assert_eq!(nested.title, "Nested", "{}", nested.text);
+    let behind = click(&mut tool, "p", element(&nested, "Close the window behind")).await;
+    assert!(
+        behind.text.contains("(Add book) The window closed"),
+        "{}",
+        behind.text
+    );
+    let open_pages = async || {
+        let mut pages = Vec::new();
+        for worker in &fleet.workers {
+            for port_file in files_named(&worker.profiles, "DevToolsActivePort") {
+                let port = std::fs::read_to_string(port_file).unwrap();
+                let port = port.lines().next().unwrap().to_string();
+                let list = reqwest::get(format!("http://127.0.0.1:{port}/json/list"))
+                    .await
+                    .unwrap()
+                    .text()
+                    .await
+                    .unwrap();
+                let list: serde_json::Value = serde_json::from_str(&list).unwrap();
+                let targets = list.as_array().unwrap().iter();
+                pages.extend(
+                    targets
+                        .filter(|t| t["type"] == "page")
+                        .map(|t| t["url"].clone()),
+                );
+            }
+        }
+        pages
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while open_pages().await.len() > 1 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let pages = open_pages().await;
+    assert_eq!(pages.len(), 1, "{pages:?}");
     fleet.stop().await;
+}
+
+/// The files named `name` under `dir`, at any depth.
+fn files_named(dir: &std::path::Path, name: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_named(&path, name));
+        } else if entry.file_name() == name {
+            found.push(path);
+        }
+    }
+    found
 }
 
 #[tokio::test(flavor = "multi_thread")]
