@@ -326,10 +326,17 @@ class CdpBrowser(
      */
     override fun settle(timeoutMs: Long): Settled {
         val deadline = System.nanoTime() + timeoutMs * 1_000_000
+        var seen = "nothing yet"
         while (true) {
             val left = left(deadline)
-            if (left <= 0) return Settled(false, windowChange.getAndSet(null))
+            if (left <= 0) {
+                // Said for whoever reads the phone's log: a page that never settles is the page's
+                // doing or the phone's, and this tells which.
+                System.err.println("phone: settle ended at its bound of $timeoutMs ms; last seen: $seen")
+                return Settled(false, windowChange.getAndSet(null))
+            }
             val page = needPage()
+            seen = "${page.lastUrl} (${if (page.opener == null) "the tab" else "a popup"}), loading=${page.loading}, opening=${page.opening}"
             if (page.loading || page.opening != null) {
                 Thread.sleep(minOf(POLL_MS, left))
                 continue
@@ -338,13 +345,15 @@ class CdpBrowser(
                 val reply = Json.parse(runScript(page, Scripts.FRAME_DRAWN, "null", left, "settle")) as? Map<*, *>
                 (reply?.get("value") as? String)?.let { Json.parse(it) as? String }
             } catch (e: BrowserException) {
+                seen += ", the frame script failed: ${e.message}"
                 if (page !== front()) continue // the popup it looked at closed: its opener now
-                if (e.code == ErrorCode.TIMEOUT) return Settled(false, windowChange.getAndSet(null))
+                if (e.code == ErrorCode.TIMEOUT) continue // the bound, said above
                 if (e.code == ErrorCode.NOT_FOUND) throw e
                 null // a document being replaced draws no frames; look again
             }
             val quietSince = System.nanoTime() - QUIET_MS * 1_000_000
             val settled = state == "complete" && !page.loading && page.lastRequestNanos < quietSince
+            seen += ", frame script: $state, quiet: ${page.lastRequestNanos < quietSince}"
             if (settled && page === front() && page.opening == null) return Settled(true, windowChange.getAndSet(null))
             Thread.sleep(minOf(POLL_MS, maxOf(1, left(deadline))))
         }
@@ -734,6 +743,10 @@ class CdpBrowser(
             return
         }
         if (event.method == "Target.targetCreated") return windowOpened(params["targetInfo"] as? Map<*, *>)
+        if (event.method == "Target.detachedFromTarget") {
+            windows().firstOrNull { it.sessionId == params["sessionId"] && it.opener != null }?.let(::popupClosed)
+            return
+        }
         if (event.method == "Target.targetDestroyed") {
             val target = params["targetId"] as? String
             windows().firstOrNull { it.targetId == target && it.opener != null }?.let(::popupClosed)

@@ -110,7 +110,10 @@ class CdpConnection private constructor() : AutoCloseable {
     class Event(val method: String, val params: Map<String, Any?>, val sessionId: String)
 
     private val ids = AtomicLong()
-    private val pending = ConcurrentHashMap<Long, CompletableFuture<Map<String, Any?>>>()
+    /** A command waiting for its answer, and the session it was sent to ("" for the browser's). */
+    private class Pending(val future: CompletableFuture<Map<String, Any?>>, val sessionId: String)
+
+    private val pending = ConcurrentHashMap<Long, Pending>()
     private val listeners = CopyOnWriteArrayList<(Event) -> Unit>()
     private lateinit var socket: WebSocket
     private val sendLock = Any()
@@ -141,7 +144,7 @@ class CdpConnection private constructor() : AutoCloseable {
             future.completeExceptionally(BrowserException.unavailable("the phone's browser is gone ($it)"))
             return future
         }
-        pending[id] = future
+        pending[id] = Pending(future, sessionId)
         val message = linkedMapOf<String, Any?>("id" to id, "method" to method, "params" to params)
         if (sessionId.isNotEmpty()) message["sessionId"] = sessionId
         val text = Json.write(message)
@@ -162,7 +165,7 @@ class CdpConnection private constructor() : AutoCloseable {
         val params = (message["params"] as? Map<String, Any?>) ?: emptyMap()
         val id = (message["id"] as? Number)?.toLong()
         if (id != null) {
-            val future = pending.remove(id) ?: return
+            val future = pending.remove(id)?.future ?: return
             val error = message["error"] as? Map<*, *>
             @Suppress("UNCHECKED_CAST")
             if (error != null) {
@@ -173,6 +176,15 @@ class CdpConnection private constructor() : AutoCloseable {
             return
         }
         val method = message["method"] as? String ?: return
+        if (method == "Target.detachedFromTarget") {
+            // A session whose target went (a window that closed itself) answers nothing more:
+            // what was sent to it fails now, not at its timeout.
+            val detached = params["sessionId"] as? String
+            val orphans = pending.filterValues { it.sessionId == detached }.keys
+            for (orphan in orphans) {
+                pending.remove(orphan)?.future?.completeExceptionally(CdpException(0, "the target went away (its session was detached)"))
+            }
+        }
         val event = Event(method, params, message["sessionId"] as? String ?: "")
         for (listener in listeners) {
             try {
@@ -187,7 +199,7 @@ class CdpConnection private constructor() : AutoCloseable {
         if (closedWhy != null) return
         closedWhy = why
         val gone = BrowserException.unavailable("the phone's browser is gone ($why)")
-        pending.values.forEach { it.completeExceptionally(gone) }
+        pending.values.forEach { it.future.completeExceptionally(gone) }
         pending.clear()
         listeners.forEach { runCatching { it(Event("Connection.closed", mapOf("reason" to why), "")) } }
     }
