@@ -100,11 +100,32 @@ struct Document {
     unreachable: Option<String>,
     /// Its URL once shown, without a fragment.
     url: Option<String>,
-    /// The document shown before it, which it replaced.
-    replaced: Option<String>,
+    /// The URL of the document shown before it, which it replaced.
+    replaced_url: Option<String>,
     /// The address of the script (or document) whose navigation asked for it, when a script
     /// or the parser did, without a fragment.
     initiator: Option<String>,
+    /// Replaced before its load by a navigation the document *it* replaced had asked for (see
+    /// [`NetworkTracker::lost_to_the_document_it_replaced`]); told when that one commits, as
+    /// the documents it takes are the latest then.
+    taken_over: bool,
+    /// Its request failed (or was cancelled) before it was shown.
+    failed: bool,
+}
+
+/// A document kept remembered (see [`NetworkTracker::pin`]) until this is dropped.
+pub struct Pinned<'a> {
+    tracker: &'a NetworkTracker,
+    loader: String,
+}
+
+impl Drop for Pinned<'_> {
+    fn drop(&mut self) {
+        let mut pinned = self.tracker.pinned.lock().unwrap();
+        if let Some(at) = pinned.iter().position(|loader| *loader == self.loader) {
+            pinned.remove(at);
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -123,6 +144,9 @@ pub struct NetworkTracker {
     requested: Mutex<HashSet<String>>,
     progress: Mutex<Progress>,
     documents: Mutex<VecDeque<Document>>,
+    /// Documents a navigation waits for: kept however many come after them (a page that moves
+    /// itself on endlessly commits dozens while a loaded machine runs the waiter).
+    pinned: Mutex<Vec<String>>,
     /// The loader of the main frame's latest committed document.
     current_loader: Mutex<Option<String>>,
     /// Bumped on every event, so waiters wake without polling.
@@ -144,6 +168,7 @@ impl NetworkTracker {
             requested: Mutex::default(),
             progress: Mutex::default(),
             documents: Mutex::default(),
+            pinned: Mutex::default(),
             current_loader: Mutex::default(),
             changes: watch::channel(0).0,
             main_frame,
@@ -200,6 +225,11 @@ impl NetworkTracker {
             "Network.loadingFinished" | "Network.loadingFailed" => {
                 if let Some(id) = text("/requestId") {
                     self.on_end(id);
+                    // A document's request is its loader's: one that failed (cancelled) will
+                    // never be shown.
+                    if method == "Network.loadingFailed" {
+                        self.known_document(id, |document| document.failed = true);
+                    }
                 }
             }
             "Network.responseReceived" if text("/type") == Some("Document") && in_main_frame() => {
@@ -304,22 +334,47 @@ impl NetworkTracker {
     /// to the page it left, not to a navigation of its own (a script that moves on as it loads).
     pub fn lost_to_the_document_it_replaced(&self, loader: &str) -> bool {
         let documents = self.documents.lock().unwrap();
-        let find = |loader: &str| documents.iter().find(|document| document.loader == loader);
-        let Some(ours) = find(loader).filter(|ours| ours.committed && !ours.loaded) else {
+        documents
+            .iter()
+            .any(|document| document.loader == loader && document.taken_over && !document.loaded)
+    }
+
+    /// Whether the document of `loader` (ours, loaded) has a navigation coming after it that
+    /// the page it replaced had asked for: that page's script asked as ours committed, and
+    /// Chromium, on a loaded machine, let the request through even after our load. Left
+    /// alone, it would replace ours with the page's next step a moment after the reply.
+    pub fn left_pages_navigation_follows(&self, loader: &str) -> bool {
+        let documents = self.documents.lock().unwrap();
+        let Some(at) = documents
+            .iter()
+            .position(|document| document.loader == loader)
+        else {
             return false;
         };
-        let replacer = documents
-            .iter()
-            .find(|document| document.replaced.as_deref() == Some(loader));
-        let left = ours.replaced.as_deref().and_then(find);
-        match (
-            replacer.and_then(|r| r.initiator.as_ref()),
-            left.and_then(|l| l.url.as_ref()),
-        ) {
-            (Some(initiator), Some(left_url)) => {
-                initiator == left_url && ours.url.as_ref() != Some(initiator)
-            }
-            _ => false,
+        let ours = &documents[at];
+        let Some(left) = ours
+            .replaced_url
+            .as_ref()
+            .filter(|left| ours.url.as_ref() != Some(left))
+        else {
+            return false;
+        };
+        documents.iter().skip(at + 1).any(|document| {
+            !document.committed && !document.failed && document.initiator.as_ref() == Some(left)
+        })
+    }
+
+    /// Whether the main frame shows the document of `loader`.
+    pub fn shows(&self, loader: &str) -> bool {
+        self.current_loader.lock().unwrap().as_deref() == Some(loader)
+    }
+
+    /// Keeps the document of `loader` remembered while the guard lives (see [`Self::pinned`]).
+    pub fn pin(&self, loader: &str) -> Pinned<'_> {
+        self.pinned.lock().unwrap().push(loader.to_string());
+        Pinned {
+            tracker: self,
+            loader: loader.to_string(),
         }
     }
 
@@ -429,11 +484,25 @@ impl NetworkTracker {
         *self.last_url.lock().unwrap() = Some(url.to_string());
         let shown_before = self.current_loader.lock().unwrap().clone();
         if let Some(loader) = loader {
+            let mut replaced_url = None;
+            let mut initiator = None;
             self.document(loader, |document| {
                 document.committed = true;
                 document.url = Some(without_fragment(url));
-                document.replaced = shown_before;
+                initiator = document.initiator.clone();
             });
+            if let Some(before) = &shown_before {
+                // The page it left took our navigation over: the document it replaces had
+                // replaced that page, whose script asked for this one.
+                self.document(before, |document| {
+                    replaced_url = document.url.clone();
+                    document.taken_over = !document.loaded
+                        && initiator.is_some()
+                        && initiator == document.replaced_url
+                        && initiator != document.url;
+                });
+            }
+            self.document(loader, |document| document.replaced_url = replaced_url);
         }
         *self.current_loader.lock().unwrap() = loader.map(str::to_string);
         self.progress.lock().unwrap().committed += 1;
@@ -449,12 +518,29 @@ impl NetworkTracker {
         self.progress.lock().unwrap().loads += 1;
     }
 
+    /// Changes the remembered document of `loader`, if it is one.
+    fn known_document(&self, loader: &str, change: impl FnOnce(&mut Document)) {
+        let mut documents = self.documents.lock().unwrap();
+        if let Some(document) = documents
+            .iter_mut()
+            .find(|document| document.loader == loader)
+        {
+            change(document);
+        }
+    }
+
     /// Changes the remembered document of `loader`, remembering it first if it is new.
     fn document(&self, loader: &str, change: impl FnOnce(&mut Document)) {
         let mut documents = self.documents.lock().unwrap();
         if !documents.iter().any(|document| document.loader == loader) {
-            if documents.len() == DOCUMENTS_KEPT {
-                documents.pop_front();
+            if documents.len() >= DOCUMENTS_KEPT {
+                let pinned = self.pinned.lock().unwrap();
+                let oldest = documents
+                    .iter()
+                    .position(|document| !pinned.contains(&document.loader));
+                if let Some(oldest) = oldest {
+                    documents.remove(oldest);
+                }
             }
             documents.push_back(Document {
                 loader: loader.to_string(),
@@ -463,8 +549,10 @@ impl NetworkTracker {
                 committed: false,
                 unreachable: None,
                 url: None,
-                replaced: None,
+                replaced_url: None,
                 initiator: None,
+                taken_over: false,
+                failed: false,
             });
         }
         if let Some(document) = documents
@@ -824,5 +912,55 @@ mod tests {
         );
         navigated("H5", "/hop/5", Some("/next"));
         assert!(!tracker.lost_to_the_document_it_replaced("OURS4"));
+
+        // The page moves on endlessly from the hop that took ours over, while the navigation's
+        // waiter has yet to look: what it waits for is still there to tell, pinned.
+        navigated("J1", "/hop/11", Some("/hop/10"));
+        let kept = tracker.pin("OURS5");
+        navigated("OURS5", "/plain", None);
+        for hop in 12..12 + 3 * DOCUMENTS_KEPT {
+            navigated(
+                &format!("J{hop}"),
+                &format!("/hop/{hop}"),
+                Some(&format!("/hop/{}", hop - 1)),
+            );
+        }
+        assert!(tracker.lost_to_the_document_it_replaced("OURS5"));
+        drop(kept);
+        navigated("LAST", "/hop/last", None);
+        navigated("LATER", "/hop/later", None);
+        assert!(
+            !tracker.lost_to_the_document_it_replaced("OURS5"),
+            "forgotten once no one waits for it"
+        );
+
+        // Ours loads, and only then does the request the page left had asked for come: it
+        // follows ours. One ours asks for itself does not.
+        let requested = |loader: &str, path: &str, by: &str| {
+            tracker.on_event(
+                "Network.requestWillBeSent",
+                &json!({"requestId": loader, "loaderId": loader, "type": "Document",
+                        "frameId": "main", "initiator": {"type": "script", "url": format!("http://a.test{by}")},
+                        "request": {"url": format!("http://a.test{path}")}}),
+            );
+        };
+        navigated("K1", "/hop/21", Some("/hop/20"));
+        navigated("OURS6", "/plain", None);
+        tracker.on_event(
+            "Page.lifecycleEvent",
+            &json!({"name": "load", "frameId": "main", "loaderId": "OURS6"}),
+        );
+        assert!(!tracker.left_pages_navigation_follows("OURS6"));
+        requested("OWN", "/elsewhere", "/plain");
+        assert!(!tracker.left_pages_navigation_follows("OURS6"));
+        requested("K2", "/hop/22", "/hop/21");
+        assert!(tracker.left_pages_navigation_follows("OURS6"));
+        assert!(tracker.shows("OURS6"));
+        // Stopped: it will never be shown.
+        tracker.on_event(
+            "Network.loadingFailed",
+            &json!({"requestId": "K2", "canceled": true}),
+        );
+        assert!(!tracker.left_pages_navigation_follows("OURS6"));
     }
 }

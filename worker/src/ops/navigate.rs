@@ -84,18 +84,42 @@ pub async fn run(
         }
         // No loader means a same-document navigation (a #fragment): nothing to load.
         let status = match reply.get("loaderId").and_then(Value::as_str) {
-            Some(loader) => match page.tracker.loaded(loader).await {
-                (_, Some(unreachable)) => {
-                    return Err(WorkerError::FailedPrecondition(format!(
-                        "navigation to {shown} failed: {unreachable}"
-                    )));
+            Some(loader) => {
+                // However many documents a page that moves itself on commits meanwhile.
+                let _kept = page.tracker.pin(loader);
+                match page.tracker.loaded(loader).await {
+                    (_, Some(unreachable)) => {
+                        return Err(WorkerError::FailedPrecondition(format!(
+                            "navigation to {shown} failed: {unreachable}"
+                        )));
+                    }
+                    _ if !last && page.tracker.lost_to_the_document_it_replaced(loader) => {
+                        tracing::debug!("the page left took the navigation over: asked for again");
+                        return Ok(None);
+                    }
+                    (status, None) if page.tracker.left_pages_navigation_follows(loader) => {
+                        // Stopped, and seen to land or not: a person's typed address is where
+                        // they stay.
+                        tracing::debug!(
+                            "the page left asked for a navigation after ours loaded: stopped"
+                        );
+                        page.cdp("Page.stopLoading", json!({})).await?;
+                        let tracker = &page.tracker;
+                        tracker
+                            .until(|t| (!t.left_pages_navigation_follows(loader)).then_some(()))
+                            .await;
+                        if !last && !tracker.shows(loader) {
+                            tracing::debug!(
+                                "the page left took the navigation over after its load: asked \
+                                 for again"
+                            );
+                            return Ok(None);
+                        }
+                        status
+                    }
+                    (status, None) => status,
                 }
-                _ if !last && page.tracker.lost_to_the_document_it_replaced(loader) => {
-                    tracing::debug!("the page left took the navigation over: asked for again");
-                    return Ok(None);
-                }
-                (status, None) => status,
-            },
+            }
             None => 0,
         };
         Ok(Some((status, None)))
