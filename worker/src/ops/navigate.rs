@@ -14,6 +14,9 @@ use crate::page::PageHandle;
 
 /// How many times a navigation is asked for when the page it leaves takes it over.
 const ATTEMPTS: u32 = 3;
+/// How long a navigation the page it left asked for, stopped after ours loaded, may take to be
+/// shown or to fail.
+const LEFT_PAGES_NAVIGATION_TOLD: Duration = Duration::from_secs(2);
 
 pub async fn run(
     page: &PageHandle,
@@ -105,8 +108,10 @@ pub async fn run(
                         );
                         page.cdp("Page.stopLoading", json!({})).await?;
                         let tracker = &page.tracker;
-                        tracker
-                            .until(|t| (!t.left_pages_navigation_follows(loader)).then_some(()))
+                        let landed_or_failed = tracker
+                            .until(|t| (!t.left_pages_navigation_follows(loader)).then_some(()));
+                        // Chromium tells either within a few ms; a bound in case it tells neither.
+                        let _ = tokio::time::timeout(LEFT_PAGES_NAVIGATION_TOLD, landed_or_failed)
                             .await;
                         if !last && !tracker.shows(loader) {
                             tracing::debug!(
