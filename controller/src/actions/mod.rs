@@ -409,8 +409,9 @@ impl Ctx<'_> {
             .await?;
         let mut listing = Listing::from_page(&id, value).map_err(ControllerError::Store)?;
         self.said.lock().unwrap().append(&mut listing.said);
-        (listing.trail, listing.steps_in_tab) = self.trail_to(&listing.url).await?;
-        listing.opener = self.opener().await?;
+        let last = self.store.listing(self.tenant, self.thread)?;
+        listing.opener = self.opener(last.as_ref()).await;
+        (listing.trail, listing.steps_in_tab) = self.trail_to(last, &listing.url).await;
         self.store
             .put_listing(self.tenant, self.thread, Some(&listing))?;
         // The reply hands out these numbers: a `click n` after a crash must find them.
@@ -421,25 +422,24 @@ impl Ctx<'_> {
     /// The opener of the popup the thread is on (see [`Listing::opener`]): the page this action
     /// began on when it opened one, none when the one it was on closed or the page was opened
     /// anew (its popup went with its browser), else as before.
-    async fn opener(&self) -> Result<Option<String>> {
+    async fn opener(&self, last: Option<&Listing>) -> Option<String> {
         if *self.reopened.lock().await {
-            return Ok(None);
+            return None;
         }
-        let last = self.store.listing(self.tenant, self.thread)?;
         let window = *self.window.lock().unwrap();
-        Ok(match window {
-            WindowChange::Opened => last.map(|last| last.url),
+        match window {
+            WindowChange::Opened => last.map(|last| last.url.clone()),
             WindowChange::Closed => None,
-            WindowChange::None => last.and_then(|last| last.opener),
-        })
+            WindowChange::None => last.and_then(|last| last.opener.clone()),
+        }
     }
 
     /// The pages the thread was on before reaching `url`, and how many of them the tab's history
     /// holds (see [`Listing::steps_in_tab`]): the last listing's trail, plus the page it listed
     /// when the thread moved on from there, less that page's last step when going back to it.
-    async fn trail_to(&self, url: &str) -> Result<(Vec<String>, Option<usize>)> {
-        let Some(last) = self.store.listing(self.tenant, self.thread)? else {
-            return Ok((Vec::new(), None));
+    async fn trail_to(&self, last: Option<Listing>, url: &str) -> (Vec<String>, Option<usize>) {
+        let Some(last) = last else {
+            return (Vec::new(), None);
         };
         let (mut trail, mut steps) = (last.trail, last.steps_in_tab);
         if last.url != url {
@@ -459,7 +459,7 @@ impl Ctx<'_> {
             steps = Some(0);
         }
         let steps = steps.map(|n| n.min(trail.len()));
-        Ok((trail, steps))
+        (trail, steps)
     }
 
     /// Lists the page and promises its frame: the reply does not wait for the picture, which
