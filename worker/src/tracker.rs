@@ -484,17 +484,17 @@ impl NetworkTracker {
         *self.last_url.lock().unwrap() = Some(url.to_string());
         let shown_before = self.current_loader.lock().unwrap().clone();
         if let Some(loader) = loader {
-            let mut replaced_url = None;
             let mut initiator = None;
             self.document(loader, |document| {
                 document.committed = true;
                 document.url = Some(without_fragment(url));
                 initiator = document.initiator.clone();
             });
+            // The page it left took the navigation of the document it replaces over when that
+            // one had replaced the page, whose script asked for this one.
+            let mut replaced_url = None;
             if let Some(before) = &shown_before {
-                // The page it left took our navigation over: the document it replaces had
-                // replaced that page, whose script asked for this one.
-                self.document(before, |document| {
+                self.known_document(before, |document| {
                     replaced_url = document.url.clone();
                     document.taken_over = !document.loaded
                         && initiator.is_some()
@@ -502,7 +502,7 @@ impl NetworkTracker {
                         && initiator != document.url;
                 });
             }
-            self.document(loader, |document| document.replaced_url = replaced_url);
+            self.known_document(loader, |document| document.replaced_url = replaced_url);
         }
         *self.current_loader.lock().unwrap() = loader.map(str::to_string);
         self.progress.lock().unwrap().committed += 1;
