@@ -1178,16 +1178,13 @@ async fn a_popup_is_the_threads_page_until_it_closes_and_its_opener_is_kept_as_i
         .into_inner();
     assert_eq!(frame.title, "Add book");
     // A popup whose own popup closes it: no page of the thread can reach that one any more,
-    // so it closes too, and the thread is back on the book's form.
+    // so it closes too, and the thread is back on the book's form. (Whether the click's own
+    // reply already tells it depends on how soon Chromium closes the window behind: a settle
+    // that found the nested page quiet first answers there.)
     let popup = click(&mut tool, "p", element(&book, "+")).await;
     let nested = click(&mut tool, "p", element(&popup, "Nested")).await;
     assert_eq!(nested.title, "Nested", "{}", nested.text);
-    let behind = click(&mut tool, "p", element(&nested, "Close the window behind")).await;
-    assert!(
-        behind.text.contains("(Add book) The window closed"),
-        "{}",
-        behind.text
-    );
+    click(&mut tool, "p", element(&nested, "Close the window behind")).await;
     let open_pages = async || {
         let mut pages = Vec::new();
         for worker in &fleet.workers {
@@ -1217,6 +1214,8 @@ async fn a_popup_is_the_threads_page_until_it_closes_and_its_opener_is_kept_as_i
     }
     let pages = open_pages().await;
     assert_eq!(pages.len(), 1, "{pages:?}");
+    let form = extract(&mut tool, "p").await;
+    assert!(form.text.starts_with("Add book — "), "{}", form.text);
     fleet.stop().await;
 }
 

@@ -519,19 +519,6 @@ where
         "{thread} on {backend}: {}",
         back.text
     );
-    // A popup's own popup that closes the popup behind it: both go, the form is back.
-    let popup = act("click + once more", click(element(&back, "+"))).await;
-    let nested = act("click Nested", click(element(&popup, "Nested"))).await;
-    let behind = act(
-        "click Close the window behind",
-        click(element(&nested, "Close the window behind")),
-    )
-    .await;
-    assert!(
-        behind.text.contains("(Add book) The window closed"),
-        "{thread} on {backend}: {}",
-        behind.text
-    );
     act("screenshot", Action::Screenshot(ScreenshotAction {})).await;
     act(
         "hand over",
