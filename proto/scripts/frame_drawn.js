@@ -1,7 +1,8 @@
-// Timers the page began while it was typed into (a search box's pause before it asks its
-// server, see typed_timers.js) fire first: what they start is what the typing did.
-() => (typeof window.__nanomuseTypedTimers === 'function'
-  ? window.__nanomuseTypedTimers(1000) : Promise.resolve()).then(() => new Promise((resolve) => requestAnimationFrame(() => {
+// Short timers the page began on input (a search box's pause before it asks its server, a menu
+// that opens a moment after its click, see input_timers.js) fire first: what they start is
+// what the input did.
+() => (typeof window.__nanomuseInputTimers === 'function'
+  ? window.__nanomuseInputTimers(1000) : Promise.resolve()).then(() => new Promise((resolve) => requestAnimationFrame(() => {
   const channel = new MessageChannel();
   channel.port1.onmessage = () => {
     const recent = (mark) => mark !== undefined && performance.now() - mark < 1000;

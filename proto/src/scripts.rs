@@ -30,8 +30,8 @@ pub const FILL_FOCUSED: &str = include_str!("../scripts/fill_focused.js");
 pub const PASTE_FOCUSED: &str = include_str!("../scripts/paste_focused.js");
 
 /// `() => state`: resolves in the task after the next animation frame (by then the handlers
-/// of an input have run and started what they start), after the timers typing began have fired
-/// (see [`TYPED_TIMERS`]), with the document's `readyState`, or
+/// of an input have run and started what they start), after the short timers input began have
+/// fired (see [`INPUT_TIMERS`]), with the document's `readyState`, or
 /// `leaving` while a navigation that will replace the document began less than a second ago
 /// (the mark of the worker's start script; a page without it never says `leaving`).
 pub const FRAME_DRAWN: &str = include_str!("../scripts/frame_drawn.js");
@@ -44,9 +44,10 @@ pub const FRAME_DRAWN: &str = include_str!("../scripts/frame_drawn.js");
 pub const ONE_TAB: &str = include_str!("../scripts/one_tab.js");
 
 /// Run in every document before its own scripts (a statement), beside [`ONE_TAB`]: keeps the
-/// short timers a page begins while it is typed into (a search box's pause before it asks its
-/// server) until they fire, for [`FRAME_DRAWN`] to wait for (`__nanomuseTypedTimers`).
-pub const TYPED_TIMERS: &str = include_str!("../scripts/typed_timers.js");
+/// short timers a page begins on input (a search box's pause before it asks its server, a menu
+/// that opens a moment after its click) until they fire, for [`FRAME_DRAWN`] to wait for
+/// (`__nanomuseInputTimers`).
+pub const INPUT_TIMERS: &str = include_str!("../scripts/input_timers.js");
 
 /// `({kind, message, answer}) => undefined`: keeps in the page what a JavaScript dialog (`alert`,
 /// `confirm`, `prompt`) said and how the backend answered it (every backend answers them at

@@ -395,7 +395,7 @@ const SILENCE_DIALOGS: &str = "window.alert = () => undefined; \
 /// here reads turned off (each sends the page's every console message, context, metric and
 /// request over the socket; the network's events come on our session, see [`crate::tracker`]),
 /// and the scripts run in every document — the one that keeps the page's links in this tab
-/// (`ONE_TAB`, told that this browser opens popups as windows, see [`Windows`]), the one that keeps the timers typing began (`TYPED_TIMERS`), and the step
+/// (`ONE_TAB`, told that this browser opens popups as windows, see [`Windows`]), the one that keeps the short timers input began (`INPUT_TIMERS`), and the step
 /// scripts' definitions ([`preloaded`]) — which Chromium runs only on
 /// a session with Page enabled.
 async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
@@ -412,7 +412,7 @@ async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
     );
     let scripts = [
         one_tab.as_str(),
-        nanomuse_proto::scripts::TYPED_TIMERS,
+        nanomuse_proto::scripts::INPUT_TIMERS,
         &preloaded::DEFINITIONS,
     ]
     .map(|source| {

@@ -1120,7 +1120,12 @@ async fn a_popup_is_the_threads_page_until_it_closes_and_its_opener_is_kept_as_i
     .await;
     type_into(&mut tool, "p", element(&book, "Title"), "Dune").await;
 
-    for leave_by_back in [true, false] {
+    for (leave_by, author) in [
+        ("back", ""),
+        ("Save author", "Frank Herbert"),
+        // Hands an author over and closes itself 300 ms later, as a sign-in window does.
+        ("Continue as Ursula K. Le Guin", "Ursula K. Le Guin"),
+    ] {
         let popup = click(&mut tool, "p", element(&book, "+")).await;
         assert!(
             popup.url.ends_with("windows.html?popup=1"),
@@ -1135,11 +1140,13 @@ async fn a_popup_is_the_threads_page_until_it_closes_and_its_opener_is_kept_as_i
             "{}",
             popup.text
         );
-        let back = if leave_by_back {
+        let back = if leave_by == "back" {
             acted(&mut tool, act("p", Action::Back(BackAction {}))).await
         } else {
-            type_into(&mut tool, "p", element(&popup, "Name"), "Frank Herbert").await;
-            let saved = click(&mut tool, "p", element(&popup, "Save author")).await;
+            if leave_by == "Save author" {
+                type_into(&mut tool, "p", element(&popup, "Name"), author).await;
+            }
+            let saved = click(&mut tool, "p", element(&popup, leave_by)).await;
             assert!(
                 saved.text.contains(
                     "(Add book) The window closed: the thread is back on the page that opened it"
@@ -1147,7 +1154,7 @@ async fn a_popup_is_the_threads_page_until_it_closes_and_its_opener_is_kept_as_i
                 "{}",
                 saved.text
             );
-            assert_eq!(state(&saved, "Author"), "= \"Frank Herbert\"");
+            assert_eq!(state(&saved, "Author"), format!("= \"{author}\""));
             saved
         };
         assert!(

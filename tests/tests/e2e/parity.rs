@@ -519,6 +519,23 @@ where
         "{thread} on {backend}: {}",
         back.text
     );
+    // A sign-in window's way: it hands over and closes itself a moment later, which the
+    // click's reply waits for.
+    let consent = act("click + once more", click(element(&back, "+"))).await;
+    let continued = act(
+        "click Continue as (the popup closes 300 ms later)",
+        click(element(&consent, "Continue as Ursula K. Le Guin")),
+    )
+    .await;
+    assert!(
+        continued.text.contains("(Add book) The window closed")
+            && continued
+                .elements
+                .iter()
+                .any(|e| e.state == "= \"Ursula K. Le Guin\""),
+        "{thread} on {backend}: {}",
+        continued.text
+    );
     act("screenshot", Action::Screenshot(ScreenshotAction {})).await;
     act(
         "hand over",

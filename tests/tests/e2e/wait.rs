@@ -222,6 +222,20 @@ const ANSWER_BOX: &str = r#"<!doctype html><title>Answer</title>
 <label>Answer <textarea id="answer" disabled></textarea></label>
 <input type="password" aria-label="Secret" value="hunter2">"#;
 
+/// A button whose menu opens on a short timer after the click (a framework's delayed open, a
+/// sign-in window that closes a moment after it answered), and which shows at once a toast
+/// that leaves on a long one (3 s: the page's own business).
+const DELAYED_MENU: &str = r#"<!doctype html><title>Delayed</title>
+<button id="options">Options</button> <p id="toast"></p> <div id="menu"></div>
+<script>document.getElementById('options').onclick = () => {
+  const toast = document.getElementById('toast');
+  toast.innerHTML = '<button>Undo</button>';
+  setTimeout(() => { toast.replaceChildren(); }, 3000);
+  setTimeout(() => {
+    document.getElementById('menu').innerHTML = '<button>Rename</button> <button>Delete</button>';
+  }, 300);
+};</script>"#;
+
 /// A page that keeps a request open to its server from shortly after its load (a dev server's
 /// live reload, a chat's long poll), and a button that changes it.
 const LONG_POLL: &str = r#"<!doctype html><title>Polled</title>
@@ -270,6 +284,7 @@ async fn pages() -> SocketAddr {
         .route("/suggest", get(|| async { Html(SUGGEST) }))
         .route("/answer-box", get(|| async { Html(ANSWER_BOX) }))
         .route("/long-poll", get(|| async { Html(LONG_POLL) }))
+        .route("/delayed-menu", get(|| async { Html(DELAYED_MENU) }))
         .route(
             "/held-open",
             get(|| async {
@@ -597,6 +612,32 @@ async fn typing_into_a_box_that_waits_for_a_pause_is_answered_with_what_the_paus
             reply.text
         );
     }
+    controller.stop().await;
+    worker.stop().await;
+}
+
+/// A click's reply shows what the timers its handler began drew, when they are short (up to
+/// 1 s), and not what the long ones will.
+#[tokio::test]
+async fn a_clicks_short_timers_fire_before_its_reply_and_long_ones_do_not_hold_it() {
+    let (controller, worker, _dir, mut tool, opened) = opened("/delayed-menu").await;
+    let reply = acted(
+        &mut tool,
+        act(
+            "waiting",
+            Action::Click(ClickAction {
+                n: element(&opened, "Options"),
+                ..Default::default()
+            }),
+        ),
+    )
+    .await;
+    assert_eq!(
+        labels(&reply),
+        ["Options", "Undo", "Rename", "Delete"],
+        "{}",
+        reply.text
+    );
     controller.stop().await;
     worker.stop().await;
 }

@@ -70,17 +70,18 @@ $js
     val ONE_TAB: String by lazy { shared("one_tab.js") }
 
     /**
-     * Keeps the short timers a page begins while it is typed into until they fire, for
-     * [FRAME_DRAWN] to wait for. Run in every document beside [ONE_TAB] (proto/scripts/typed_timers.js).
+     * Keeps the short timers a page begins on input (typing, a press, a click) until they fire,
+     * for [FRAME_DRAWN] to wait for. Run in every document beside [ONE_TAB]
+     * (proto/scripts/input_timers.js).
      */
-    val TYPED_TIMERS: String by lazy { shared("typed_timers.js") }
+    val INPUT_TIMERS: String by lazy { shared("input_timers.js") }
 
     /**
      * What the phone runs in every document before the page's own scripts: [ONE_TAB], told
      * that this browser holds a popup a page opens as a window of its own (the worker's does
-     * the same), and [TYPED_TIMERS].
+     * the same), and [INPUT_TIMERS].
      */
-    val START: String by lazy { "window.__nanomusePopupsOpen = true;\n$ONE_TAB\n$TYPED_TIMERS" }
+    val START: String by lazy { "window.__nanomusePopupsOpen = true;\n$ONE_TAB\n$INPUT_TIMERS" }
 
     /**
      * Fills the focused field through the page's own value setter plus `input` and `change`

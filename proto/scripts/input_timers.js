@@ -1,22 +1,26 @@
 (() => {
-  if (window !== window.top || window.__nanomuseTypedTimers) return;
+  if (window !== window.top || window.__nanomuseInputTimers) return;
   // A page that waits for typing to pause (a search box's suggestions, an autocomplete, an
-  // autosave) starts a short timer on each key, and only then asks its server: the step's
-  // settle would find the page quiet before it. The timers begun while typing (in a key's or an
-  // input's handlers, or in what they scheduled right after: a framework's effect) are kept
-  // here until they fire or are cleared, for FRAME_DRAWN to wait for. Longer ones (a toast's
-  // 5 s) are the page's own business.
+  // autosave) starts a short timer on each key, and only then asks its server; a click may
+  // open its menu on a timer, or a sign-in window close itself a moment after it answered.
+  // The step's settle would find the page quiet before any of them. The timers begun by input
+  // (in a key's, an input's, a press's or a click's handlers, or in what they scheduled right
+  // after: a framework's effect) are kept here until they fire or are cleared, for
+  // FRAME_DRAWN to wait for. Longer ones (a toast's 5 s) are the page's own business, and so
+  // are those a pointer's moves begin (a tooltip's).
   const LONGEST_MS = 1000;
-  const AFTER_TYPING_MS = 100;
+  const AFTER_INPUT_MS = 100;
   const pending = new Map();
-  let typedAt = -Infinity;
+  let inputAt = -Infinity;
   // The generation of the kept timer whose handler runs (0: none). One begun there is kept too,
   // for a few generations: a debounce that re-arms itself for the rest of its wait (lodash's)
   // is waited for, a poll that typing started and that goes on for good is not.
   const GENERATIONS = 3;
   let firing = 0;
-  for (const type of ['keydown', 'keyup', 'input', 'compositionend']) {
-    window.addEventListener(type, () => { typedAt = performance.now(); }, true);
+  const INPUT = ['keydown', 'keyup', 'input', 'compositionend', 'change', 'submit',
+    'pointerdown', 'pointerup', 'mousedown', 'mouseup', 'click', 'touchstart', 'touchend'];
+  for (const type of INPUT) {
+    window.addEventListener(type, () => { inputAt = performance.now(); }, true);
   }
   const set = window.setTimeout;
   const clear = window.clearTimeout;
@@ -26,7 +30,7 @@
     const wait = Number(delay) || 0;
     const generation = firing > 0 ? firing + 1 : 1;
     if (typeof handler !== 'function' || wait > LONGEST_MS || generation > GENERATIONS
-      || (firing === 0 && now - typedAt > AFTER_TYPING_MS)) {
+      || (firing === 0 && now - inputAt > AFTER_INPUT_MS)) {
       return set.call(window, handler, delay, ...args);
     }
     const id = set.call(window, function fired(...given) {
@@ -53,7 +57,7 @@
   };
   // `(budget) => Promise`: settles once no such timer due within `budget` ms is left (at once
   // when there is none), those their handlers began included.
-  Object.defineProperty(window, '__nanomuseTypedTimers', {
+  Object.defineProperty(window, '__nanomuseInputTimers', {
     value: (budget) => new Promise((resolve) => {
       const until = performance.now() + budget;
       const look = () => {
