@@ -106,8 +106,13 @@
     }
     // A handler on <body> or <html> catches every click on the page; it says nothing. Whether
     // a handler's element is a control or a framework's container is decided by its place
-    // (see `delegates`).
-    if (typeof el.onclick === 'function' && tag !== 'body' && tag !== 'html') return 'clickable';
+    // (see `delegates`). One written in the page's markup makes a control; one a script set
+    // (Dash sets one on every component with an id, to count its clicks) only where the page
+    // draws it as pressable, as one added with addEventListener (below).
+    if (typeof el.onclick === 'function' && tag !== 'body' && tag !== 'html'
+      && (el.hasAttribute('onclick') || getComputedStyle(el).cursor === 'pointer')) {
+      return 'clickable';
+    }
     // Focusable and drawn as pressable: a control built from a <div>.
     const tabindex = el.getAttribute('tabindex');
     // (Or focusable by script only, as a menu's items are: Vuetify's list items.)

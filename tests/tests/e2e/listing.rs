@@ -429,6 +429,26 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
     worker.stop().await;
 }
 
+/// A click handler a script set as an element's `onclick` (Dash sets one on every component
+/// with an id, to count its clicks) makes it a control only where the page draws it as one,
+/// as a handler added by `addEventListener` does; one written in the page's markup does.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_scripts_onclick_makes_a_control_only_where_it_is_drawn_as_one() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/handlers.html")).await;
+    let (listing, _) = list(b, "p", "handlers", 50).await;
+    assert_eq!(
+        listing.elements,
+        vec![
+            element(1, "clickable", "Chart", "", ""),
+            element(2, "clickable", "Table", "", ""),
+            element(3, "clickable", "Expand", "", ""),
+        ]
+    );
+    worker.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn lists_controls_not_framework_containers_and_names_fields_by_their_row() {
     let (site, _dir, worker) = site_and_worker().await;
