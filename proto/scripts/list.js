@@ -730,6 +730,22 @@
     }
     return '';
   };
+  // A field alone in a dialog or a popover is named by the dialog's title, its name or else its
+  // first heading (x-editable edits a value in place in a popover titled "Enter username").
+  const TITLED_BOXES = 'dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"], '
+    + '[role="tooltip"], [popover]';
+  const dialogTitle = (el) => {
+    const dialog = el.closest(TITLED_BOXES);
+    if (!dialog) return '';
+    const fields = allIn(dialog, FIELDS);
+    for (let i = 0; i < fields.length; i += 1) {
+      if (fields[i] !== el && !el.contains(fields[i]) && !unseen(fields[i])) return '';
+    }
+    const heading = dialog.querySelector('h1, h2, h3, h4, h5, h6, [role="heading"]');
+    return dialog.getAttribute('aria-label')
+      || textOfIds(dialog, dialog.getAttribute('aria-labelledby'))
+      || (heading ? heading.innerText : '');
+  };
   // A field alone in a table's cell is named by its column's header, as a person reads a table
   // of fields (Django's tabular inline: "Title", not its form's name "book_set-0-title").
   const columnHeader = (el) => {
@@ -934,6 +950,7 @@
       () => el.getAttribute('title'),
       () => (isFieldKind(kind) ? columnHeader(el) : ''),
       () => (isFieldKind(kind) ? labelBeforeBox(el) : ''),
+      () => (isFieldKind(kind) ? dialogTitle(el) : ''),
       () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
       () => (isFieldKind(kind) ? rowHeader(el) : iconName(el)),
       () => el.getAttribute('name'),

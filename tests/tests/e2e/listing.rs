@@ -429,6 +429,28 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
     worker.stop().await;
 }
 
+/// A field nothing else names, alone in a dialog or a popover, is named by its title (x-editable
+/// edits a value in place in a popover whose title is all that says what the field is); a
+/// dialog's title does not name one of several fields.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_field_alone_in_a_dialog_is_named_by_its_title() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/titled.html")).await;
+    let (listing, _) = list(b, "p", "titled", 50).await;
+    assert_eq!(
+        listing.elements,
+        vec![
+            element(1, "input", "Enter username", "", "= \"ada\""),
+            element(2, "button", "ok", "", ""),
+            element(3, "input", "Rename the file", "", "(empty)"),
+            element(4, "input", "", "", "(empty)"),
+            element(5, "input", "", "", "(empty)"),
+        ]
+    );
+    worker.stop().await;
+}
+
 /// A click handler a script set as an element's `onclick` (Dash sets one on every component
 /// with an id, to count its clicks) makes it a control only where the page draws it as one,
 /// as a handler added by `addEventListener` does; one written in the page's markup does.
