@@ -955,6 +955,7 @@
       () => (isFieldKind(kind) ? rowHeader(el) : iconName(el)),
       () => el.getAttribute('name'),
       () => idWords(el),
+      () => (isFieldKind(kind) ? '' : classWords(el)),
     ];
     return firstName(sources);
   };
@@ -975,6 +976,26 @@
       .map((word) => word.toLowerCase());
     if (!words.length || words.some((word) => !/^[a-z]{2,}$/.test(word))) return '';
     return words.map((word) => SHORT_WORDS.get(word) || word).join(' ');
+  };
+
+  // The very last resort, for a control drawn with nothing to read (an arrow in an SVG or in
+  // CSS): the words of a class that says what it does, from that word on (flatpickr's
+  // "flatpickr-next-month" is "next month", Swiper's "swiper-button-prev" "previous", Magnific
+  // Popup's "mfp-close" "close", react-datepicker's "…__navigation--next" "next").
+  const ACTIONS = new Set(['prev', 'previous', 'next', 'close', 'back', 'forward', 'expand',
+    'collapse', 'remove', 'delete', 'add', 'edit', 'search', 'menu', 'clear', 'play', 'pause',
+    'increase', 'decrease', 'increment', 'decrement', 'first', 'last']);
+  const DRAWN_AS = new Set(['btn', 'button', 'icon', 'arrow', 'link', 'control', 'ctrl', 'svg']);
+  const classWords = (el) => {
+    for (const token of itemsOf(el.classList || [])) {
+      const words = token.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[-_\s]+/);
+      const at = words.findIndex((word) => ACTIONS.has(word));
+      if (at < 0) continue;
+      // Less what names the kind of thing drawn ("close-icon", "next-btn").
+      return words.slice(at).filter((word, i) => i === 0 || !DRAWN_AS.has(word))
+        .map((word) => (word === 'prev' ? 'previous' : word)).join(' ');
+    }
+    return '';
   };
 
   const hrefOf = (el, kind) => {

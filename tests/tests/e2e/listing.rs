@@ -429,6 +429,30 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
     worker.stop().await;
 }
 
+/// A control with nothing to read (an arrow drawn in an SVG or by CSS) is named, last, by the
+/// words of a class that says what it does, from that word on; one whose classes say nothing of
+/// it stays unnamed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_control_with_nothing_to_read_is_named_by_a_class_that_says_what_it_does() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/arrows.html")).await;
+    let (listing, _) = list(b, "p", "arrows", 50).await;
+    assert_eq!(
+        listing.elements,
+        vec![
+            element(1, "clickable", "previous month", "", ""),
+            element(2, "clickable", "next month", "", ""),
+            element(3, "clickable", "previous", "", ""),
+            element(4, "clickable", "next", "", ""),
+            element(5, "button", "close", "", ""),
+            element(6, "button", "next", "", ""),
+            element(7, "button", "", "", ""),
+        ]
+    );
+    worker.stop().await;
+}
+
 /// A field nothing else names, alone in a dialog or a popover, is named by its title (x-editable
 /// edits a value in place in a popover whose title is all that says what the field is); a
 /// dialog's title does not name one of several fields.
