@@ -612,7 +612,8 @@
   // "fa-trash-can"; Bootstrap's "bi-pencil"; Glyphicons, Material Design Icons): what a person
   // sees on a button with no words (x-editable's ✓ and ✗ in Flask-Admin's lists). Not a style
   // class of the kit (size, weight, animation).
-  const ICON_CLASS = /^(?:fa|bi|glyphicon|mdi|ti|la|icon)-([a-z][a-z0-9-]*)$/;
+  // (A kit's own prefix before "icon-" too: AG Grid's "ag-icon-filter".)
+  const ICON_CLASS = /^(?:fa|bi|glyphicon|mdi|ti|la|icon|[a-z]{1,8}-icon)-([a-z][a-z0-9-]*)$/;
   const ICON_STYLES = /^(?:solid|regular|light|thin|duotone|brands|sharp|fw|lg|xs|sm|xl|2xs|2xl|\d+x|spin|pulse|border|inverse|li|ul|stack(?:-\dx)?|flip(?:-.*)?|rotate(?:-.*)?|beat(?:-.*)?|bounce|fade|shake|spin-pulse|spin-reverse)$/;
   const ICON_VARIANTS = new Set(['fill', 'o', 'outline', 'alt', 'lg', 'sm']);
   const iconName = (el) => {
@@ -984,7 +985,9 @@
   // Popup's "mfp-close" "close", react-datepicker's "…__navigation--next" "next").
   const ACTIONS = new Set(['prev', 'previous', 'next', 'close', 'back', 'forward', 'expand',
     'collapse', 'remove', 'delete', 'add', 'edit', 'search', 'menu', 'clear', 'play', 'pause',
-    'increase', 'decrease', 'increment', 'decrement', 'first', 'last']);
+    'increase', 'decrease', 'increment', 'decrement', 'first', 'last', 'filter', 'sort',
+    'settings', 'refresh', 'download', 'upload', 'share', 'copy', 'save', 'cancel', 'undo',
+    'redo', 'reset', 'more', 'zoom']);
   const DRAWN_AS = new Set(['btn', 'button', 'icon', 'arrow', 'link', 'control', 'ctrl', 'svg']);
   const classWords = (el) => {
     for (const token of itemsOf(el.classList || [])) {

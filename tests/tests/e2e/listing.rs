@@ -445,9 +445,11 @@ async fn a_control_with_nothing_to_read_is_named_by_a_class_that_says_what_it_do
             element(2, "clickable", "next month", "", ""),
             element(3, "clickable", "previous", "", ""),
             element(4, "clickable", "next", "", ""),
-            element(5, "button", "close", "", ""),
-            element(6, "button", "next", "", ""),
-            element(7, "button", "", "", ""),
+            element(5, "clickable", "menu", "", ""),
+            element(6, "clickable", "sort toggle", "", ""),
+            element(7, "button", "close", "", ""),
+            element(8, "button", "next", "", ""),
+            element(9, "button", "", "", ""),
         ]
     );
     worker.stop().await;
