@@ -923,6 +923,7 @@
     return '';
   };
 
+  const STATE_WORDS = /^(?:(?:not |un)?(?:checked|selected)|(?:in)?active)$/i;
   const labelOf = (el, kind) => {
     if (isDrawnSelect(el, kind)) return drawnSelectName(el);
     const isField = ['input', 'select', 'textarea'].includes(el.localName);
@@ -938,7 +939,10 @@
         .filter((label) => label.htmlFor === editor.id).map((label) => label.innerText).join(' ') : ''),
       () => contextOf(editor),
     ] : [
-      () => el.getAttribute('aria-label'),
+      // A toggle "named" by its own state (AG Grid's boolean cells: aria-label "checked") is
+      // not named by it: its row names it, as any unnamed one.
+      () => (TOGGLE_KINDS.has(kind) && STATE_WORDS.test(collapse(el.getAttribute('aria-label')))
+        ? '' : el.getAttribute('aria-label')),
       () => textOfIds(el, el.getAttribute('aria-labelledby')),
       () => (isField && el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
       () => (!isField && ['textarea', 'input', 'editable'].includes(kind) ? hiddenPartnerLabel(el) : ''),

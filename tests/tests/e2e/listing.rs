@@ -429,6 +429,25 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
     worker.stop().await;
 }
 
+/// A checkbox whose only name is its own state ("checked", as AG Grid names a boolean cell's)
+/// is named by its row instead.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_checkbox_named_by_its_own_state_is_named_by_its_row() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/booleans.html")).await;
+    let (listing, _) = list(b, "p", "booleans", 50).await;
+    assert_eq!(
+        listing.elements,
+        vec![
+            element(1, "checkbox", "Tesla Model Y", "", "(checked) (disabled)"),
+            element(2, "checkbox", "Ford F-Series", "", "(unchecked) (disabled)"),
+            element(3, "checkbox", "Electric only", "", "(unchecked)"),
+        ]
+    );
+    worker.stop().await;
+}
+
 /// A control with nothing to read (an arrow drawn in an SVG or by CSS) is named, last, by the
 /// words of a class that says what it does, from that word on; one whose classes say nothing of
 /// it stays unnamed.
