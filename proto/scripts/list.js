@@ -923,7 +923,7 @@
     return '';
   };
 
-  const STATE_WORDS = /^(?:(?:not |un)?(?:checked|selected)|(?:in)?active)$/i;
+  const STATE_WORDS = /^(?:not |un)?(?:checked|selected)$/i;
   const labelOf = (el, kind) => {
     if (isDrawnSelect(el, kind)) return drawnSelectName(el);
     const isField = ['input', 'select', 'textarea'].includes(el.localName);
