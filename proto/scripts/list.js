@@ -857,6 +857,11 @@
       () => el.getAttribute('aria-label'),
       () => labels.map((label) => label.innerText).join(' '),
       () => (standsFor && standsFor.labels ? itemsOf(standsFor.labels).map((label) => label.innerText).join(' ') : ''),
+      // The native <select> it keeps hidden inside its box (Choices.js's), named by its labels.
+      () => {
+        const kept = el.querySelector('select');
+        return kept && kept.labels ? itemsOf(kept.labels).map((label) => label.innerText).join(' ') : '';
+      },
       // A label drawn inside the box (Vuetify's), the first a person sees.
       () => labelsInside(el)[0] || '',
       () => {
@@ -891,7 +896,10 @@
     let last = null;
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
-      if (!parent || !node.data.trim() || parent.closest('[aria-hidden="true"], script, style')) continue;
+      if (!parent || !node.data.trim() || parent.closest('[aria-hidden="true"], script, style, select')) continue;
+      // What a chosen item's own button says ("Remove item", Choices.js's) is not a choice.
+      const button = parent.closest('button');
+      if (button && el.contains(button) && button !== el) continue;
       // A label drawn inside it names it (see below).
       const label = parent.closest('label');
       if (label && el.contains(label) && el !== label) continue;

@@ -429,6 +429,23 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
     worker.stop().await;
 }
 
+/// A select drawn as a box around the native one it hides (Choices.js's) is named by that one's
+/// label, and says what is chosen, not the hidden options nor its items' remove buttons.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_drawn_select_is_named_by_the_native_one_it_hides_and_says_what_is_chosen() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/choices.html")).await;
+    let (listing, _) = list(b, "p", "choices", 50).await;
+    assert_eq!(
+        listing.elements[0],
+        element(1, "select", "Languages", "", "= \"English\" (collapsed)"),
+        "{:?}",
+        listing.elements
+    );
+    worker.stop().await;
+}
+
 /// A checkbox whose only name is its own state ("checked", as AG Grid names a boolean cell's)
 /// is named by its row instead.
 #[tokio::test(flavor = "multi_thread")]
