@@ -303,16 +303,19 @@
       if (box) standInFor.set(box, select);
     }
   };
-  const insideDrawnSelect = (el) => {
+  const drawnSelectAround = (el) => {
     for (let node = el.parentNode; node; node = node.parentNode || node.host) {
-      if (drawnSelects.has(node)) return true;
+      if (drawnSelects.has(node)) return node;
     }
-    return false;
+    return null;
   };
 
   const consider = (el, kind, frame) => {
     if (!isFieldKind(kind) && insideContainer(el)) return;
-    if (drawnSelects.size > 0 && insideDrawnSelect(el)) return;
+    // What a dropdown the page draws holds is its own (its field, its value); only its
+    // options, once it is open, are chosen from (Choices.js keeps its list inside its box).
+    const around = drawnSelects.size > 0 && drawnSelectAround(el);
+    if (around && !(CHOICE_KINDS.has(kind) && around.getAttribute('aria-expanded') === 'true')) return;
     if (kind === 'select' && !['input', 'select'].includes(el.localName)) drawnSelects.add(el);
     if (TOGGLE_KINDS.has(kind)) {
       if (insideToggleHost(el)) return;
@@ -835,6 +838,11 @@
     return collapse(spoken) ? spoken : text;
   };
 
+  // An option's words, less those of a button inside it (a chosen item's "Remove item",
+  // Choices.js's), which is not what the option is.
+  const optionText = (el) => itemsOf(el.querySelectorAll('button'))
+    .reduce((text, button) => text.replace(wordsOf(button), ' '), contentText(el));
+
   // The first of `sources` that names something, cut to a label's length.
   const firstName = (sources) => {
     for (const source of sources) {
@@ -956,7 +964,8 @@
       () => (!isField && ['textarea', 'input', 'editable'].includes(kind) ? hiddenPartnerLabel(el) : ''),
       // A field's innerText is nothing useful (a <select>'s is every option), and an editor's
       // or a textbox's is its value, not its name (ARIA names those from their author only).
-      () => (isField || ['input', 'textarea', 'editable'].includes(kind) ? '' : contentText(el)),
+      () => (isField || ['input', 'textarea', 'editable'].includes(kind) ? ''
+        : kind === 'option' ? optionText(el) : contentText(el)),
       () => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'),
       () => buttonInputText(el),
       () => imageText(el),
@@ -1074,8 +1083,11 @@
       const shown = el.value || drawnChoice(el);
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (isDrawnSelect(el, kind)) {
-      // Less the label drawn inside it, which names it.
-      const shown = labelsInside(el).reduce((text, label) => text.replace(label, ''), collapse(choicesText(el))).trim();
+      // What the native <select> it keeps inside says is chosen (Choices.js's: its open list
+      // is inside the box too), else what it shows, less the label drawn inside it.
+      const kept = el.querySelector('select');
+      const shown = kept ? collapse(itemsOf(kept.selectedOptions).map((option) => option.text).join(', '))
+        : labelsInside(el).reduce((text, label) => text.replace(label, ''), collapse(choicesText(el))).trim();
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && secretField(el)) {
       // Passwords go to the website, never through the model.

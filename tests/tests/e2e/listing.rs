@@ -430,7 +430,8 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
 }
 
 /// A select drawn as a box around the native one it hides (Choices.js's) is named by that one's
-/// label, and says what is chosen, not the hidden options nor its items' remove buttons.
+/// label, says what is chosen, not the hidden options nor its items' remove buttons, and once
+/// open lists the options it holds.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_drawn_select_is_named_by_the_native_one_it_hides_and_says_what_is_chosen() {
     let (site, _dir, worker) = site_and_worker().await;
@@ -442,6 +443,29 @@ async fn a_drawn_select_is_named_by_the_native_one_it_hides_and_says_what_is_cho
         element(1, "select", "Languages", "", "= \"English\" (collapsed)"),
         "{:?}",
         listing.elements
+    );
+    // Open, its options are listed to choose from, and it still says what is chosen.
+    eval(
+        b,
+        "p",
+        "() => document.querySelector('.choices').click()",
+        Value::Null,
+    )
+    .await;
+    let (listing, _) = list(b, "p", "choices-open", 50).await;
+    let listed: Vec<_> = listing
+        .elements
+        .iter()
+        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "select \"Languages\" = \"English\" (expanded)",
+            "option \"English\" (selected)",
+            "option \"French\" (selected)",
+            "option \"German\" ",
+        ]
     );
     worker.stop().await;
 }
