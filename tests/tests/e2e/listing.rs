@@ -429,6 +429,16 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
     worker.stop().await;
 }
 
+/// The listing of `tests/fixtures/{name}.html`, on a worker of its own.
+async fn listed_fixture(name: &str) -> Vec<ListedElement> {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/{name}.html")).await;
+    let (listing, _) = list(b, "p", name, 50).await;
+    worker.stop().await;
+    listing.elements
+}
+
 /// A select drawn as a box around the native one it hides (Choices.js's) is named by that one's
 /// label, says what is chosen, not the hidden options nor its items' remove buttons, and once
 /// open lists the options it holds.
@@ -474,19 +484,14 @@ async fn a_drawn_select_is_named_by_the_native_one_it_hides_and_says_what_is_cho
 /// is named by its row instead.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_checkbox_named_by_its_own_state_is_named_by_its_row() {
-    let (site, _dir, worker) = site_and_worker().await;
-    let b = &worker.backend;
-    open_at(b, "p", format!("http://{site}/fixtures/booleans.html")).await;
-    let (listing, _) = list(b, "p", "booleans", 50).await;
     assert_eq!(
-        listing.elements,
+        listed_fixture("booleans").await,
         vec![
             element(1, "checkbox", "Tesla Model Y", "", "(checked) (disabled)"),
             element(2, "checkbox", "Ford F-Series", "", "(unchecked) (disabled)"),
             element(3, "checkbox", "Electric only", "", "(unchecked)"),
         ]
     );
-    worker.stop().await;
 }
 
 /// A control with nothing to read (an arrow drawn in an SVG or by CSS) is named, last, by the
@@ -494,12 +499,8 @@ async fn a_checkbox_named_by_its_own_state_is_named_by_its_row() {
 /// it stays unnamed.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_control_with_nothing_to_read_is_named_by_a_class_that_says_what_it_does() {
-    let (site, _dir, worker) = site_and_worker().await;
-    let b = &worker.backend;
-    open_at(b, "p", format!("http://{site}/fixtures/arrows.html")).await;
-    let (listing, _) = list(b, "p", "arrows", 50).await;
     assert_eq!(
-        listing.elements,
+        listed_fixture("arrows").await,
         vec![
             element(1, "clickable", "previous month", "", ""),
             element(2, "clickable", "next month", "", ""),
@@ -512,7 +513,6 @@ async fn a_control_with_nothing_to_read_is_named_by_a_class_that_says_what_it_do
             element(9, "button", "", "", ""),
         ]
     );
-    worker.stop().await;
 }
 
 /// A field nothing else names, alone in a dialog or a popover, is named by its title (x-editable
@@ -520,12 +520,8 @@ async fn a_control_with_nothing_to_read_is_named_by_a_class_that_says_what_it_do
 /// dialog's title does not name one of several fields.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_field_alone_in_a_dialog_is_named_by_its_title() {
-    let (site, _dir, worker) = site_and_worker().await;
-    let b = &worker.backend;
-    open_at(b, "p", format!("http://{site}/fixtures/titled.html")).await;
-    let (listing, _) = list(b, "p", "titled", 50).await;
     assert_eq!(
-        listing.elements,
+        listed_fixture("titled").await,
         vec![
             element(1, "input", "Enter username", "", "= \"ada\""),
             element(2, "button", "ok", "", ""),
@@ -534,7 +530,6 @@ async fn a_field_alone_in_a_dialog_is_named_by_its_title() {
             element(5, "input", "", "", "(empty)"),
         ]
     );
-    worker.stop().await;
 }
 
 /// A click handler a script set as an element's `onclick` (Dash sets one on every component
@@ -542,19 +537,14 @@ async fn a_field_alone_in_a_dialog_is_named_by_its_title() {
 /// as a handler added by `addEventListener` does; one written in the page's markup does.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_scripts_onclick_makes_a_control_only_where_it_is_drawn_as_one() {
-    let (site, _dir, worker) = site_and_worker().await;
-    let b = &worker.backend;
-    open_at(b, "p", format!("http://{site}/fixtures/handlers.html")).await;
-    let (listing, _) = list(b, "p", "handlers", 50).await;
     assert_eq!(
-        listing.elements,
+        listed_fixture("handlers").await,
         vec![
             element(1, "clickable", "Chart", "", ""),
             element(2, "clickable", "Table", "", ""),
             element(3, "clickable", "Expand", "", ""),
         ]
     );
-    worker.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
