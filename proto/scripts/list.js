@@ -697,15 +697,20 @@
   // A <label> tied to nothing, just before the box a field is drawn in, where nothing but
   // numbers is written in that box (Dash's and Radix's sliders: the label above the widget,
   // the scale's marks and a value box in it). Not past a row, whose words are its context.
-  const labelBeforeBox = (el) => {
+  // Before a slider's box, a few words of any element name it too (noUiSlider's handles, a
+  // shop's "Price" above its range): no field is drawn there to be named by them instead.
+  const SLIDER_NAME_WORDS = 4;
+  const labelBeforeBox = (el, kind) => {
     let node = el;
     // A widget's thumb lies a few boxes deep (Radix: thumb, its wrapper, the track's root).
     for (let depth = 0; node && depth < 6 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
       if (node !== el && (node.matches(ROWS) || !onlyNumbers(textAround(node, el, false)))) return '';
       const before = node.previousElementSibling;
-      if (before && before.localName === 'label' && !before.hasAttribute('for') && allIn(before, FIELDS).length === 0) {
-        return before.innerText;
-      }
+      if (!before || allIn(before, FIELDS).length > 0) continue;
+      if (before.localName === 'label' && !before.hasAttribute('for')) return before.innerText;
+      const words = kind === 'slider' && before.getClientRects().length > 0
+        && allIn(before, CONTROLS).length === 0 ? collapse(before.innerText) : '';
+      if (words && words.split(' ').length <= SLIDER_NAME_WORDS && !onlyNumbers(words)) return words;
     }
     return '';
   };
@@ -971,7 +976,7 @@
       () => imageText(el),
       () => el.getAttribute('title'),
       () => (isFieldKind(kind) ? columnHeader(el) : ''),
-      () => (isFieldKind(kind) ? labelBeforeBox(el) : ''),
+      () => (isFieldKind(kind) ? labelBeforeBox(el, kind) : ''),
       () => (isFieldKind(kind) ? dialogTitle(el) : ''),
       () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
       () => (isFieldKind(kind) ? rowHeader(el) : iconName(el)),

@@ -480,6 +480,20 @@ async fn a_drawn_select_is_named_by_the_native_one_it_hides_and_says_what_is_cho
     worker.stop().await;
 }
 
+/// A slider nothing names is named by the few words just before its track (noUiSlider's two
+/// handles by "Budget"); a paragraph there is no name.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slider_is_named_by_the_words_before_its_track() {
+    assert_eq!(
+        listed_fixture("sliders").await,
+        vec![
+            element(1, "slider", "Budget", "", "= \"20.00\""),
+            element(2, "slider", "Budget", "", "= \"80.00\""),
+            element(3, "slider", "", "", "= \"50\""),
+        ]
+    );
+}
+
 /// A checkbox whose only name is its own state ("checked", as AG Grid names a boolean cell's)
 /// is named by its row instead.
 #[tokio::test(flavor = "multi_thread")]
