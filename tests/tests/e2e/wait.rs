@@ -2,10 +2,11 @@
 //! seconds, then lists what the page drew meanwhile; `wait` alone waits until the page is quiet
 //! — no request in flight and no DOM change for a moment — at most 15 s, saying so when it
 //! never is; `wait --text T` waits until T is on the page, and says so when it does not come.
-//! Every action's settle lets a transition under way end (and the one its end starts) before
-//! the page is listed, and waits for what an app sends over its WebSocket after it (in parts,
-//! with pauses between them) and for an app that builds itself after its load, yet not for a
-//! socket that never stops nor a page that polls.
+//! Every action's settle lets the short timers an input began fire (a search box's pause, a
+//! menu opened a moment after its click) and a transition under way end (and the one its end
+//! starts) before the page is listed, and waits for what an app sends over its WebSocket after
+//! it (in parts, with pauses between them) and for an app that builds itself after its load,
+//! yet not for a socket that never stops nor a page that polls.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
