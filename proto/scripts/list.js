@@ -259,6 +259,10 @@
     const rect = field.getBoundingClientRect();
     return rect.width <= 2 || rect.height <= 2 || !visibleByCss(field) || clippedAway(field);
   };
+  // The fields seen in `box` other than `field` and what is inside it (an editor's own hidden
+  // field is).
+  const otherFields = (box, field) => itemsOf(allIn(box, FIELDS))
+    .filter((other) => !field.contains(other) && !unseen(other));
   // The nearest box drawn around a field, a few levels out at most, that holds no other control.
   const boxAround = (field) => {
     let node = field.parentElement;
@@ -723,11 +727,7 @@
     if (text) return text;
     let node = el.parentElement;
     for (let depth = 0; node && depth < 4 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
-      const fields = allIn(node, FIELDS);
-      for (let i = 0; i < fields.length; i += 1) {
-        // (An editor's own hidden field is inside it.)
-        if (!el.contains(fields[i]) && !unseen(fields[i])) return '';
-      }
+      if (otherFields(node, el).length > 0) return '';
       // A table row's words include its links, which often name its item (Django's
       // changelist: the object's name), not its other buttons.
       const text = node.matches('tr, [role="row"]') ? rowWords(node, el)
@@ -746,10 +746,7 @@
   const dialogTitle = (el) => {
     const dialog = el.closest(TITLED_BOXES);
     if (!dialog) return '';
-    const fields = allIn(dialog, FIELDS);
-    for (let i = 0; i < fields.length; i += 1) {
-      if (fields[i] !== el && !el.contains(fields[i]) && !unseen(fields[i])) return '';
-    }
+    if (otherFields(dialog, el).length > 0) return '';
     const heading = dialog.querySelector('h1, h2, h3, h4, h5, h6, [role="heading"]');
     return dialog.getAttribute('aria-label')
       || textOfIds(dialog, dialog.getAttribute('aria-labelledby'))
@@ -762,7 +759,7 @@
     const row = cell && cell.parentElement;
     const table = row && row.closest('table');
     if (!table || row.localName !== 'tr') return '';
-    if (itemsOf(allIn(cell, FIELDS)).some((other) => other !== el && !el.contains(other) && !unseen(other))) return '';
+    if (otherFields(cell, el).length > 0) return '';
     let column = 0;
     for (const other of itemsOf(row.cells)) {
       if (other === cell) break;
@@ -787,10 +784,9 @@
     const cell = el.closest('td');
     const row = cell && cell.parentElement;
     if (!row || row.localName !== 'tr' || row.cells[0] === cell) return '';
-    const others = (box) => itemsOf(allIn(box, FIELDS)).filter((other) => other !== el && !el.contains(other) && !unseen(other));
-    if (others(row).length === 0 || others(cell).length > 0) return '';
+    if (otherFields(row, el).length === 0 || otherFields(cell, el).length > 0) return '';
     const first = row.cells[0];
-    if (others(first).length > 0) return '';
+    if (otherFields(first, el).length > 0) return '';
     return withoutMarks(wordsOf(first));
   };
   // What CSS draws as an icon's text (TodoMVC's "×"), as an accessibility tree names it.
