@@ -1320,6 +1320,9 @@
       // For resolve.js: the label a person reads for a toggle (tied to it, or beside it), where
       // a double-click on it goes.
       labelOfToggle: (field) => readable(() => (field.labels && field.labels[0]) || untiedLabelBeside(field)) || null,
+      // For page_text.js: a field named as the listing names it, listed or not (extract's
+      // "What its fields hold" reads as the listing does).
+      nameOf: (field) => readable(() => labelOf(field, kindOf(field) || 'input')) || '',
       // For resolve.js: what holds the focus a field was refused, in words.
       describe: (el) => readable(() => describe(el)),
       // For resolve.js: what lies over an element where it is about to be tapped, in words.

@@ -36,6 +36,17 @@
   // What fields hold is no part of the text (a textarea's innerText is its first value): an
   // app's answer in a read-only box (Gradio's), a field a script filled. A secret's, never.
   const fields = [];
+  // Named as the last listing of this document names it, where one ran: a dialog's field by
+  // its title, a cell's by its column, as the model read them; else by the field's own words.
+  const listedName = (field) => {
+    try {
+      const listing = window.__nanomuseListing;
+      const name = listing && typeof listing.nameOf === 'function' ? listing.nameOf(field) : '';
+      return typeof name === 'string' ? name : '';
+    } catch (_) {
+      return '';
+    }
+  };
   try {
     const TEXTLESS = ['password', 'hidden', 'checkbox', 'radio', 'file', 'submit', 'button',
       'reset', 'image', 'range', 'color'];
@@ -44,7 +55,7 @@
       if (!value || !value.trim() || TEXTLESS.includes(field.type)) continue;
       if (!field.getClientRects().length || (field.checkVisibility && !field.checkVisibility({visibilityProperty: true}))) continue;
       if (secretField(field)) continue;
-      const label = field.getAttribute('aria-label') || (field.labels && field.labels[0] && field.labels[0].innerText)
+      const label = listedName(field) || field.getAttribute('aria-label') || (field.labels && field.labels[0] && field.labels[0].innerText)
         || field.placeholder || field.name || field.id || field.localName;
       fields.push({label: String(label).replace(/\s+/g, ' ').trim().slice(0, 80), value});
     }

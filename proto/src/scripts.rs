@@ -76,5 +76,6 @@ pub const TEXT_APPEARS: &str = with_secret_field!("text_appears.js");
 /// that broke what finding its selects uses is read as drawn. A web component draws its words
 /// from its shadow root, which `innerText` leaves out: a page with open shadow roots is read
 /// through them, as drawn (a `<slot>` as what it shows), each part without one still by its
-/// `innerText`. `fields`: what visible fields hold (`{label, value}`), a secret's never.
+/// `innerText`. `fields`: what visible fields hold (`{label, value}`), a secret's never,
+/// each named as the document's last listing names it (`nameOf`), else by its own words.
 pub const PAGE_TEXT: &str = with_secret_field!("page_text.js");

@@ -217,11 +217,12 @@ const SUGGEST: &str = r#"<!doctype html><title>Suggest</title>
 </script>"#;
 
 /// An app that answers in a read-only box a while after it is asked (Gradio's output), beside
-/// a password field holding a password.
+/// a password field holding a password, and a field that only its dialog's title names.
 const ANSWER_BOX: &str = r#"<!doctype html><title>Answer</title>
 <button onclick="setTimeout(() => { document.getElementById('answer').value = 'The answer is 42'; }, 600)">Ask</button>
 <label>Answer <textarea id="answer" disabled></textarea></label>
-<input type="password" aria-label="Secret" value="hunter2">"#;
+<input type="password" aria-label="Secret" value="hunter2">
+<div role="dialog" aria-label="Rename list"><div><input value="Groceries"></div></div>"#;
 
 /// A button whose menu opens on a short timer after the click (a framework's delayed open, a
 /// sign-in window that closes a moment after it answered), and which shows at once a toast
@@ -644,7 +645,8 @@ async fn a_clicks_short_timers_fire_before_its_reply_and_long_ones_do_not_hold_i
 }
 
 /// What a field holds is on the page for `wait --text` and `extract` (an app's answer in a
-/// read-only box), what a password field holds never.
+/// read-only box), each field named as the listing names it, what a password field holds
+/// never.
 #[tokio::test]
 async fn an_answer_in_a_field_is_waited_for_and_read_and_a_password_is_not() {
     let (controller, worker, _dir, mut tool, opened) = opened("/answer-box").await;
@@ -668,8 +670,9 @@ async fn an_answer_in_a_field_is_waited_for_and_read_and_a_password_is_not() {
     );
     let read = acted(&mut tool, act("waiting", Action::Extract(ExtractAction {}))).await;
     assert!(
-        read.text
-            .ends_with("What its fields hold:\n\"Answer\": The answer is 42"),
+        read.text.ends_with(
+            "What its fields hold:\n\"Answer\": The answer is 42\n\"Rename list\": Groceries"
+        ),
         "{}",
         read.text
     );
