@@ -924,20 +924,30 @@
   const isDrawnSelect = (el, kind) => kind === 'select' && !['input', 'select'].includes(el.localName);
 
   // A rich text editor that keeps its value in a hidden field beside it (Wagtail's Draftail,
-  // Trix, Django's editors) is named by that field's <label for>, which no browser ties to the
-  // editor: the label of the one hidden field in the editor's own box, no other field in it.
-  const hiddenPartnerLabel = (el) => {
+  // Trix, Django's editors, CodeMirror 5 on a page's textarea) is named by that field, which no
+  // browser ties to the editor: the one hidden field in the editor's own box, no other field in
+  // it.
+  const hiddenPartner = (el) => {
     for (let node = el.parentElement, depth = 0; node && depth < 6; node = node.parentElement, depth += 1) {
       if (itemsOf(allIn(node, FIELDS)).some((other) => other !== el && !el.contains(other) && visibleByCss(other)
-        && other.getClientRects().length)) return '';
+        && other.getClientRects().length)) return null;
       const hidden = itemsOf(allIn(node, 'input[id], textarea[id]'))
-        .filter((field) => field.type === 'hidden' || !field.getClientRects().length);
-      if (hidden.length !== 1) continue;
-      const root = el.getRootNode();
-      const label = itemsOf(allIn(root, 'label')).find((l) => l.htmlFor === hidden[0].id);
-      return label ? label.innerText : '';
+        .filter((field) => field !== el && (field.type === 'hidden' || !field.getClientRects().length));
+      if (hidden.length === 1) return hidden[0];
     }
-    return '';
+    return null;
+  };
+  // Its <label for>, early among the editor's names.
+  const hiddenPartnerLabel = (el) => {
+    const partner = hiddenPartner(el);
+    if (!partner) return '';
+    const label = itemsOf(allIn(el.getRootNode(), 'label')).find((l) => l.htmlFor === partner.id);
+    return label ? label.innerText : '';
+  };
+  // Else its name or its id's words, as the last resort (Datasette's SQL editor: "sql").
+  const hiddenPartnerWords = (el) => {
+    const partner = hiddenPartner(el);
+    return partner ? partner.getAttribute('name') || idWords(partner) : '';
   };
 
   const STATE_WORDS = /^(?:not |un)?(?:checked|selected)$/i;
@@ -954,7 +964,9 @@
       // A <label for> naming the editor's box, which no label can point a browser at.
       () => (editor.id ? itemsOf(allIn(editor.getRootNode(), 'label'))
         .filter((label) => label.htmlFor === editor.id).map((label) => label.innerText).join(' ') : ''),
+      () => hiddenPartnerLabel(el),
       () => contextOf(editor),
+      () => hiddenPartnerWords(el),
     ] : [
       // A toggle "named" by its own state (AG Grid's boolean cells: aria-label "checked") is
       // not named by it: its row names it, as any unnamed one.
@@ -978,6 +990,7 @@
       () => (isFieldKind(kind) ? rowHeader(el) : iconName(el)),
       () => el.getAttribute('name'),
       () => idWords(el),
+      () => (!isField && ['textarea', 'input', 'editable'].includes(kind) ? hiddenPartnerWords(el) : ''),
       () => (isFieldKind(kind) ? '' : classWords(el)),
     ];
     return firstName(sources);

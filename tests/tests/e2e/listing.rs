@@ -546,6 +546,21 @@ async fn a_field_alone_in_a_dialog_is_named_by_its_title() {
     );
 }
 
+/// An editor drawn on a field it hides and keeps its value in (CodeMirror 5 on Datasette's SQL
+/// textarea, Trix on a hidden input), that nothing else names, is named by that field.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_editor_nothing_names_is_named_by_the_field_it_keeps_its_value_in() {
+    assert_eq!(
+        listed_fixture("partners").await,
+        vec![
+            element(1, "textarea", "sql", "", "= \"select :p0\""),
+            element(2, "input", "p0", "", "= \"SF\""),
+            element(3, "button", "Run SQL", "", ""),
+            element(4, "editable", "post_body", "", "(empty)"),
+        ]
+    );
+}
+
 /// A click handler a script set as an element's `onclick` (Dash sets one on every component
 /// with an id, to count its clicks) makes it a control only where the page draws it as one,
 /// as a handler added by `addEventListener` does; one written in the page's markup does.
