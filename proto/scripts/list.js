@@ -754,12 +754,19 @@
   };
   // A field alone in a table's cell is named by its column's header, as a person reads a table
   // of fields (Django's tabular inline: "Title", not its form's name "book_set-0-title").
+  // Where words are written beside it in its cell, the column is about those words (Swagger
+  // UI's parameters: "Description", its text and the value's field): the row's first cell
+  // names it then, what the row is about ("species string (query)").
   const columnHeader = (el) => {
     const cell = el.closest('td');
     const row = cell && cell.parentElement;
     const table = row && row.closest('table');
     if (!table || row.localName !== 'tr') return '';
     if (otherFields(cell, el).length > 0) return '';
+    if (withoutMarks(textAround(cell, el, true))) {
+      const first = row.cells[0];
+      return first !== cell && otherFields(first, el).length === 0 ? withoutMarks(wordsOf(first)) : '';
+    }
     let column = 0;
     for (const other of itemsOf(row.cells)) {
       if (other === cell) break;
