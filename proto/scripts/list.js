@@ -754,35 +754,49 @@
   };
   // A field alone in a table's cell is named by its column's header, as a person reads a table
   // of fields (Django's tabular inline: "Title", not its form's name "book_set-0-title").
-  // Where words are written beside it in its cell, the column is about those words (Swagger
-  // UI's parameters: "Description", its text and the value's field): the row's first cell
-  // names it then, what the row is about ("species string (query)").
+  // Where words are written beside the column's fields, in this row or another, the column is
+  // about those words (Swagger UI's parameters: "Description", each parameter's text beside
+  // its value's field, the text of some gone once it is tried out): the row's first cell names
+  // it then, what the row is about ("species string (query)").
+  const COLUMN_ROWS_READ = 50;
   const columnHeader = (el) => {
     const cell = el.closest('td');
     const row = cell && cell.parentElement;
     const table = row && row.closest('table');
     if (!table || row.localName !== 'tr') return '';
     if (otherFields(cell, el).length > 0) return '';
-    if (withoutMarks(textAround(cell, el, true))) {
-      const first = row.cells[0];
-      return first !== cell && otherFields(first, el).length === 0 ? withoutMarks(wordsOf(first)) : '';
-    }
-    let column = 0;
-    for (const other of itemsOf(row.cells)) {
-      if (other === cell) break;
-      column += other.colSpan || 1;
-    }
+    const columnOf = (c) => {
+      let column = 0;
+      for (const other of itemsOf(c.parentElement.cells)) {
+        if (other === c) break;
+        column += other.colSpan || 1;
+      }
+      return column;
+    };
+    const cellAt = (r, column) => {
+      let at = 0;
+      for (const c of itemsOf(r.cells)) {
+        at += c.colSpan || 1;
+        if (column < at) return c;
+      }
+      return null;
+    };
+    const column = columnOf(cell);
     const first = table.rows[0];
     const head = (table.tHead && table.tHead.rows[table.tHead.rows.length - 1])
       || (first && first !== row && itemsOf(first.cells).every((c) => c.localName === 'th') ? first : null);
     if (!head) return '';
-    let at = 0;
-    for (const header of itemsOf(head.cells)) {
-      const span = header.colSpan || 1;
-      if (column < at + span) return column >= at ? wordsOf(header) : '';
-      at += span;
+    const aboutWords = itemsOf(table.rows).slice(0, COLUMN_ROWS_READ).some((r) => {
+      const c = r === head ? null : cellAt(r, column);
+      const field = c && c.localName === 'td' && columnOf(c) === column && (c === cell ? el : allIn(c, FIELDS)[0]);
+      return field && withoutMarks(textAround(c, field, true));
+    });
+    if (aboutWords) {
+      const named = row.cells[0];
+      return named !== cell && otherFields(named, el).length === 0 ? withoutMarks(wordsOf(named)) : '';
     }
-    return '';
+    const header = cellAt(head, column);
+    return header ? wordsOf(header) : '';
   };
   // A field alone in its cell, in a row of several fields with no column headers, is named by
   // the row's first cell when that cell holds no field: what the row is about (Flask-Admin's

@@ -118,8 +118,8 @@ async fn regions_side_by_side_are_read_one_after_the_other() {
 }
 
 /// A field alone in a table's cell is named by its column's header (as drawn less its CSS
-/// case), not by its form's name, unless words beside it in its cell are what the column is
-/// about; marks beside a field ("|") are no words for its name.
+/// case), not by its form's name, unless words beside its fields are what the column is about;
+/// marks beside a field ("|") are no words for its name.
 #[tokio::test(flavor = "multi_thread")]
 async fn fields_in_a_table_are_named_by_their_columns() {
     let (site, _dir, worker) = site_and_worker().await;
@@ -145,8 +145,10 @@ async fn fields_in_a_table_are_named_by_their_columns() {
             // Named by what its row is about, in the row's first cell.
             element(12, "select", "Published", "", "= \"equals\""),
             element(13, "input", "Published equals", "", "(empty)"),
-            // Its column is about the words beside it: named by its row's first cell.
-            element(14, "select", "species string (query)", "", "= \"--\""),
+            // Their column is about the words beside its fields: named by their rows' first
+            // cells.
+            element(14, "input", "limit integer (query)", "", "(empty)"),
+            element(15, "select", "species string (query)", "", "= \"--\""),
         ]
     );
 }
