@@ -245,6 +245,14 @@
     return (style.clip === 'rect(0px, 0px, 0px, 0px)' && ['absolute', 'fixed'].includes(style.position))
       || /^inset\((50|100)%/.test(style.clipPath);
   };
+  // Inside a box clipped away to nothing, a level or two out: for screen readers only (React
+  // Aria's VisuallyHidden: Streamlit's checkboxes, radios and sliders).
+  const clippedWithin = (el) => {
+    for (let node = el.parentElement, depth = 0; node && depth < 2; node = node.parentElement, depth += 1) {
+      if (clippedAway(node)) return true;
+    }
+    return false;
+  };
   // Drawn except for its opacity: a styled checkbox laid transparent over what the page draws
   // for it (dijit's), which is where a finger presses.
   const transparentOnly = (el) =>
@@ -263,6 +271,17 @@
   // field is).
   const otherFields = (box, field) => itemsOf(allIn(box, FIELDS))
     .filter((other) => !field.contains(other) && !unseen(other));
+  // The nearest box drawn around a field hidden for screen readers, however small (a slider's
+  // thumb), that holds no other control and is not hidden with it.
+  const drawnAround = (field) => {
+    for (let node = field.parentElement, depth = 0; node && depth < 4 && node.localName !== 'body';
+      node = node.parentElement, depth += 1) {
+      if (allIn(node, CONTROLS).length > 1) return null;
+      const rect = node.getBoundingClientRect();
+      if (rect.width >= 6 && rect.height >= 6 && visibleByCss(node) && !clippedAway(node)) return node;
+    }
+    return null;
+  };
   // The nearest box drawn around a field, a few levels out at most, that holds no other control.
   const boxAround = (field) => {
     let node = field.parentElement;
@@ -314,6 +333,16 @@
     return null;
   };
 
+  // A combobox's own toggle (React Aria's "Open": Streamlit's selects), out of the tab order
+  // beside the field it opens the list of, which pressing or typing into the field opens too:
+  // one dropdown, listed once, as its field.
+  const comboboxToggle = (el) => {
+    if (el.getAttribute('tabindex') !== '-1' || !(el.hasAttribute('aria-haspopup') || el.hasAttribute('aria-expanded'))) return false;
+    for (let node = el.parentElement, depth = 0; node && depth < 2; node = node.parentElement, depth += 1) {
+      if (itemsOf(allIn(node, 'input[role="combobox"], [role="combobox"] input')).some((field) => !unseen(field))) return true;
+    }
+    return false;
+  };
   const consider = (el, kind, frame) => {
     if (!isFieldKind(kind) && insideContainer(el)) return;
     // What a dropdown the page draws holds is its own (its field, its value); only its
@@ -328,6 +357,7 @@
     // A tick drawn inside an option or a menu item is the item's own mark (Dash's dropdown, a
     // multi-select): the item says whether it is chosen, and pressing one presses the other.
     if (TOGGLE_KINDS.has(kind) && insideContainer(el, CHOICE_KINDS)) return;
+    if (comboboxToggle(el)) return;
     let target = el;
     let rect = el.getBoundingClientRect();
     if (kind === 'clickable' && delegates(el, rect)) return;
@@ -336,7 +366,8 @@
       target = editor;
       rect = editor.getBoundingClientRect();
       editors.set(el, editor);
-    } else if (!hasArea(rect) || !visibleByCss(el) || clippedAway(el)) {
+    } else if (!hasArea(rect) || !visibleByCss(el) || clippedAway(el) || clippedWithin(el)) {
+      const forReaders = clippedWithin(el);
       const toggle = TOGGLE_KINDS.has(kind);
       // Styled checkboxes and file pickers hide the real input and draw its <label>, which is
       // what a finger presses; pressing it toggles the input, or opens its file chooser. A
@@ -348,7 +379,7 @@
       // copy is the one listed.)
       const native = el.localName === 'select';
       const drawnByLabel = !native && (toggle || kind === 'input:file' || kind === 'select'
-        || (hasArea(rect) && transparentOnly(el)));
+        || (hasArea(rect) && transparentOnly(el)) || forReaders);
       // A toggle's label beside it, tied by the page's script rather than by `for` (Fomantic's
       // checkbox, its label drawn over the transparent input), stands in too.
       let label = drawnByLabel && ((el.labels && el.labels[0]) || (toggle && untiedLabelBeside(el)));
@@ -357,14 +388,17 @@
       if (kind === 'select' && el.localName === 'input' && !(label && label.contains(el))) {
         label = boxAround(el) || label;
       }
+      // One hidden for screen readers and labelled by nothing drawn (a slider's input, labelled
+      // by aria-label): the box drawn around it, its thumb.
+      if (!label && forReaders && !native) label = drawnAround(el);
       const labelRect = label && !standIns.has(label) && label.getBoundingClientRect();
       // (A label clipped away as its field is, for screen readers only, stands in for nothing:
       // Select2's focus catcher's.)
-      if (labelRect && hasArea(labelRect) && visibleByCss(label) && !clippedAway(label)) {
+      if (labelRect && hasArea(labelRect) && visibleByCss(label) && !clippedAway(label) && !clippedWithin(label)) {
         rect = labelRect;
         target = label;
         standIns.add(label);
-      } else if (!((toggle || kind === 'input:file' || (native && rect.width >= 10 && rect.height >= 10
+      } else if (forReaders || !((toggle || kind === 'input:file' || (native && rect.width >= 10 && rect.height >= 10
         && !clippedAway(el))) && hasArea(rect) && transparentOnly(el))) {
         // (A native <select> laid see-through over a box the page draws is the control a finger
         // presses; one hidden to a sliver or clipped away stands behind a widget's own copy.)

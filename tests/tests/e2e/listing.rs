@@ -566,6 +566,46 @@ async fn an_editor_nothing_names_is_named_by_the_field_it_keeps_its_value_in() {
     );
 }
 
+/// Controls hidden for screen readers inside a box clipped to nothing (React Aria's, as
+/// Streamlit draws its widgets) are listed where the page draws them, by their label or their
+/// thumb, and pressing there presses them; a combobox's own toggle beside its field is not
+/// listed apart from it.
+#[tokio::test(flavor = "multi_thread")]
+async fn controls_hidden_for_screen_readers_are_listed_where_they_are_drawn() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/readers.html")).await;
+    let (listing, _) = list(b, "p", "readers", 50).await;
+    assert_eq!(
+        listing.elements,
+        vec![
+            element(1, "input", "Destination", "", "= \"Paris\" (collapsed)"),
+            element(2, "input:range", "Nights", "", "= \"3\""),
+            element(3, "checkbox", "Travel insurance", "", "(unchecked)"),
+            element(4, "radio", "Single", "", "(checked)"),
+            element(5, "radio", "Double", "", "(unchecked)"),
+        ]
+    );
+    for n in [3, 5] {
+        let (x, y, _) = point(resolve(b, "p", "readers", n, true, false).await);
+        b.tap(TapRequest {
+            session: session("p"),
+            x,
+            y,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    }
+    let (pressed, _) = list(b, "p", "pressed", 50).await;
+    let states: Vec<&str> = pressed.elements[2..]
+        .iter()
+        .map(|e| e.state.as_str())
+        .collect();
+    assert_eq!(states, ["(checked)", "(unchecked)", "(checked)"]);
+    worker.stop().await;
+}
+
 /// A click handler a script set as an element's `onclick` (Dash sets one on every component
 /// with an id, to count its clicks) makes it a control only where the page draws it as one,
 /// as a handler added by `addEventListener` does; one written in the page's markup does.
