@@ -398,10 +398,11 @@
         rect = labelRect;
         target = label;
         standIns.add(label);
-      } else if (forReaders || !((toggle || kind === 'input:file' || (native && rect.width >= 10 && rect.height >= 10
-        && !clippedAway(el))) && hasArea(rect) && transparentOnly(el))) {
+      } else if (forReaders || !((toggle || ['input:file', 'input:range'].includes(kind)
+        || (native && rect.width >= 10 && rect.height >= 10 && !clippedAway(el))) && hasArea(rect) && transparentOnly(el))) {
         // (A native <select> laid see-through over a box the page draws is the control a finger
-        // presses; one hidden to a sliver or clipped away stands behind a widget's own copy.)
+        // presses, as a range laid over the track the page draws is (Angular Material's
+        // slider); one hidden to a sliver or clipped away stands behind a widget's own copy.)
         return;
       }
     }
@@ -500,13 +501,20 @@
   };
   visit(document, { x: 0, y: 0, clip: null });
 
-  // Reading order: top to bottom, and left to right within a line; tops a few pixels apart
-  // (baseline alignment, borders) are one line.
+  // Reading order: top to bottom, and left to right within a line. A line is what begins
+  // above the middle of its first (highest) element: tops a few pixels apart (baseline
+  // alignment, borders), and a row of controls of several heights centred on one line (a
+  // toolbar, Mesop's row of Angular Material fields) — not past 24 px, so that a tall one (a
+  // text area) does not take the lines beside it.
+  const LINE_SLACK = 5;
+  const LINE_MOST = 24;
   inView.sort((a, b) => a.box.top - b.box.top);
   const byLines = [];
   for (let start = 0; start < inView.length;) {
+    const first = inView[start].box;
+    const reach = Math.max(LINE_SLACK, Math.min((first.bottom - first.top) / 2, LINE_MOST));
     let end = start;
-    while (end < inView.length && inView[end].box.top - inView[start].box.top <= 5) end += 1;
+    while (end < inView.length && inView[end].box.top - first.top <= reach) end += 1;
     byLines.push(...inView.slice(start, end).sort((a, b) => a.box.left - b.box.left));
     start = end;
   }

@@ -65,8 +65,30 @@
   const bottom = Math.min(box.bottom, window.innerHeight);
   // Nothing of it on screen: a tap would land on something else.
   if (right <= left || bottom <= top) return { error: 'hidden' };
-  const x = (left + right) / 2;
+  let x = (left + right) / 2;
   const y = (top + bottom) / 2;
+  // A range is taken by its thumb, where its value puts it (less the thumb's half at each
+  // end): a tap elsewhere on its track would move it there before any key does. So is a
+  // slider drawn as its whole track (Quasar's: role=slider on the track, far wider than
+  // high); one drawn as its thumb (Radix's) is pressed in its middle.
+  const native = el.localName === 'input' && el.type === 'range';
+  const track = !native && kind === 'slider' && box.right - box.left > 3 * (box.bottom - box.top)
+    && el.getAttribute('aria-orientation') !== 'vertical';
+  if (native || track) {
+    const attribute = (name, otherwise) => {
+      const value = parseFloat(el.getAttribute(name));
+      return Number.isFinite(value) ? value : otherwise;
+    };
+    const min = native ? Number(el.min || 0) : attribute('aria-valuemin', 0);
+    const max = native ? Number(el.max || 100) : attribute('aria-valuemax', 100);
+    const value = native ? Number(el.value) : attribute('aria-valuenow', (min + max) / 2);
+    const share = max > min ? Math.min(Math.max((value - min) / (max - min), 0), 1) : 0.5;
+    const style = getComputedStyle(el);
+    const start = box.left + el.clientLeft + parseFloat(style.paddingLeft);
+    const end = box.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
+    const inset = Math.min((box.bottom - box.top) / 2, 8);
+    x = Math.min(Math.max(start + inset + share * (end - start - 2 * inset), left), right);
+  }
   // Something over it there (a dialog, a banner): a tap would press that instead.
   const cover = args.tap && listing.coveredBy ? listing.coveredBy(el, x, y) : null;
   if (cover) return { error: 'covered', by: cover };

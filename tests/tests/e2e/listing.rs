@@ -606,6 +606,53 @@ async fn controls_hidden_for_screen_readers_are_listed_where_they_are_drawn() {
     worker.stop().await;
 }
 
+/// Controls of several heights centred on one line are read left to right, and a range laid
+/// see-through over the track the page draws (Angular Material's) is listed; it and a slider
+/// drawn as its whole track (Quasar's) are tapped on their thumbs: the tap moves them nowhere,
+/// the keys after it do.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_row_of_controls_is_read_left_to_right_and_a_range_is_taken_by_its_thumb() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/toolbar.html")).await;
+    let (listing, _) = list(b, "p", "toolbar", 50).await;
+    assert_eq!(
+        listing.elements,
+        vec![
+            element(1, "input", "Your name", "", "(empty)"),
+            element(2, "input:range", "Quantity", "", "= \"2\""),
+            element(3, "button", "Order", "", ""),
+            element(4, "slider", "Nights", "", "= \"2\""),
+        ]
+    );
+    let values = "() => [document.querySelector('input[type=range]').value, \
+                  document.getElementById('nights').getAttribute('aria-valuenow')].join()";
+    for n in [2, 4] {
+        let (x, y, _) = point(resolve(b, "p", "toolbar", n, true, false).await);
+        b.tap(TapRequest {
+            session: session("p"),
+            x,
+            y,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        assert_eq!(
+            eval(b, "p", values, json!(null)).await,
+            "\"2,2\"",
+            "after tapping {n}"
+        );
+    }
+    b.key(KeyRequest {
+        session: session("p"),
+        key: "ArrowRight".into(),
+    })
+    .await
+    .unwrap();
+    assert_eq!(eval(b, "p", values, json!(null)).await, "\"2,3\"");
+    worker.stop().await;
+}
+
 /// A click handler a script set as an element's `onclick` (Dash sets one on every component
 /// with an id, to count its clicks) makes it a control only where the page draws it as one,
 /// as a handler added by `addEventListener` does; one written in the page's markup does.
