@@ -227,7 +227,6 @@ fn error_status(status: u32) -> String {
     }
 }
 
-/// A label as the model and the captions quote it.
 /// A page as a reply heads it: `Title — URL`, or the URL alone for a page without a title
 /// (`about:blank`, a page between two of its drawings).
 fn titled(title: &str, url: &str) -> String {
@@ -238,6 +237,7 @@ fn titled(title: &str, url: &str) -> String {
     }
 }
 
+/// A label as the model and the captions quote it.
 fn quoted(label: &str) -> String {
     let label = if label.is_empty() {
         "(no label)"
