@@ -73,6 +73,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
         quoted(&label)
     );
     let n = action.n;
+    let text = action.text;
     ctx.after_change_told(format!("Typed into {}", quoted(&label)), |listing| {
         // The field as listed now, by its number and its name: left empty by the text, which
         // the page (or the field's kind) refused.
@@ -85,10 +86,34 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
                 "{typed}, but it is still empty: {}.",
                 what_it_takes(&field.kind)
             ),
+            Some(field) if field.state.contains("(expanded)") => {
+                match option_named(listing, &text) {
+                    Some(option) => format!(
+                        "{typed}; the list it opened offers [{}] {}: click {} to choose it \
+                         (typing alone chooses nothing there).",
+                        option.n,
+                        quoted(&option.label),
+                        option.n
+                    ),
+                    None => format!("{typed}."),
+                }
+            }
             _ => format!("{typed}."),
         }
     })
     .await
+}
+
+/// The option of an open list named as `text` is, not yet chosen: a combobox that filters as
+/// one types (Gradio's dropdown) takes a value only once an option is pressed, and goes back
+/// to its last one when the focus leaves it.
+fn option_named<'a>(listing: &'a Listing, text: &str) -> Option<&'a ListedElement> {
+    let wanted = text.trim().to_lowercase();
+    listing.elements.iter().find(|e| {
+        e.kind == "option"
+            && !e.state.contains("(selected)")
+            && e.label.trim().to_lowercase() == wanted
+    })
 }
 
 /// Why a field is empty after text was typed into it: what its kind takes (a number field

@@ -577,6 +577,35 @@ async fn controls_kits_draw_are_listed_as_what_they_are_and_chosen_in_by_typing(
     fleet.stop().await;
 }
 
+/// Typing into a field that opens its list as one types and takes a value only once an option
+/// is pressed (Gradio's dropdown) says which listed option to click, and clicking it chooses.
+#[tokio::test(flavor = "multi_thread")]
+async fn typing_into_a_combobox_says_which_option_to_click_to_choose() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(
+        &mut tool,
+        "c",
+        format!("http://{site}/fixtures/combobox.html"),
+    )
+    .await;
+    let typed = type_into(&mut tool, "c", element(&page, "Destination"), "rome").await;
+    let rome = element(&typed, "Rome");
+    assert!(
+        typed.text.starts_with(&format!(
+            "Typed 4 characters into 'Destination'; the list it opened offers [{rome}] 'Rome': \
+             click {rome} to choose it (typing alone chooses nothing there)."
+        )),
+        "{}",
+        typed.text
+    );
+    click(&mut tool, "c", rome).await;
+    let text = extract(&mut tool, "c").await.text;
+    assert!(text.contains("Chosen: Rome"), "{text}");
+    fleet.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn type_into_a_dropdown_the_page_draws_opens_it_and_clicks_the_option_named() {
     // Quasar's and MUI's kind of dropdown, each opening a menu at the end of the page, beside
