@@ -767,12 +767,16 @@
     const beside = untiedLabelBeside(el);
     const text = beside && collapse(beside.innerText);
     if (text) return text;
-    let node = el.parentElement;
-    for (let depth = 0; node && depth < 4 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
+    // Out through a shadow root, itself a box: a component's field beside its words at the
+    // root's top (Bokeh's checkbox: its input, then a div of its label).
+    const outward = (node) => node.parentElement || (node.parentNode && node.parentNode.nodeType === 11
+      ? node.parentNode : node.host) || null;
+    let node = outward(el);
+    for (let depth = 0; node && depth < 4 && node.localName !== 'body'; depth += 1, node = outward(node)) {
       if (otherFields(node, el).length > 0) return '';
       // A table row's words include its links, which often name its item (Django's
       // changelist: the object's name), not its other buttons.
-      const text = node.matches('tr, [role="row"]') ? rowWords(node, el)
+      const text = node.matches && node.matches('tr, [role="row"]') ? rowWords(node, el)
         : textAround(node, el, true) || textAround(node, el, false);
       // Marks on their own (the "|" between a date field's "Today" and calendar links) are
       // no words: left out, and where nothing else is, a box further out may name it.

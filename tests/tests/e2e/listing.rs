@@ -653,6 +653,19 @@ async fn a_row_of_controls_is_read_left_to_right_and_a_range_is_taken_by_its_thu
     worker.stop().await;
 }
 
+/// A field in a shadow root is named by the words beside it there, the root being a box of its
+/// own (Bokeh's checkbox: its input, then a div of its label, at the root's top).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_field_at_the_top_of_a_shadow_root_is_named_by_the_words_beside_it() {
+    assert_eq!(
+        listed_fixture("shadows").await,
+        vec![
+            element(1, "checkbox", "Travel insurance", "", "(unchecked)"),
+            element(2, "input", "Your name", "", "(empty)"),
+        ]
+    );
+}
+
 /// A click handler a script set as an element's `onclick` (Dash sets one on every component
 /// with an id, to count its clicks) makes it a control only where the page draws it as one,
 /// as a handler added by `addEventListener` does; one written in the page's markup does.
