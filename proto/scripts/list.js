@@ -480,6 +480,8 @@
     return { doc, x, y, clip };
   };
 
+  // The open shadow roots seen, where popups are looked for too (Bokeh's, Panel's).
+  const shadowRoots = [];
   const visit = (root, frame) => {
     try { findStandIns(root); } catch (_) { /* none */ }
     const all = allIn(root, '*');
@@ -491,7 +493,10 @@
         if (kind) consider(el, kind, frame);
       } catch (_) { /* left out */ }
       try {
-        if (el.shadowRoot) visit(el.shadowRoot, frame);
+        if (el.shadowRoot) {
+          shadowRoots.push(el.shadowRoot);
+          visit(el.shadowRoot, frame);
+        }
         if (el.localName === 'iframe' || el.localName === 'frame') {
           const inner = frameInside(el, frame);
           if (inner) visit(inner.doc, inner);
@@ -531,7 +536,7 @@
   };
   let popups = [];
   try {
-    popups = itemsOf(allIn(document, POPUPS)).map((popup) => {
+    popups = [document, ...shadowRoots].flatMap((root) => itemsOf(allIn(root, POPUPS))).map((popup) => {
       const box = floating(popup);
       const rect = box && visibleByCss(popup) && box.getBoundingClientRect();
       return rect && hasArea(rect) ? { popup, box, rect } : null;

@@ -654,14 +654,19 @@ async fn a_row_of_controls_is_read_left_to_right_and_a_range_is_taken_by_its_thu
 }
 
 /// A field in a shadow root is named by the words beside it there, the root being a box of its
-/// own (Bokeh's checkbox: its input, then a div of its label, at the root's top).
+/// own (Bokeh's checkbox: its input, then a div of its label, at the root's top); a popup open
+/// in a shadow root keeps its options together, not between the lines of what it floats over.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_field_at_the_top_of_a_shadow_root_is_named_by_the_words_beside_it() {
+async fn shadow_roots_name_their_fields_and_keep_their_popups_together() {
     assert_eq!(
         listed_fixture("shadows").await,
         vec![
             element(1, "checkbox", "Travel insurance", "", "(unchecked)"),
             element(2, "input", "Your name", "", "(empty)"),
+            element(3, "select", "Extras", "", "= \"Spa\" (expanded)"),
+            element(4, "option", "Breakfast", "", ""),
+            element(5, "option", "Parking", "", ""),
+            element(6, "button", "Single", "", ""),
         ]
     );
 }
