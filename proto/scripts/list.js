@@ -362,12 +362,13 @@
     let rect = el.getBoundingClientRect();
     if (kind === 'clickable' && delegates(el, rect)) return;
     const editor = kind === 'textarea' && editorOf(el);
+    // (What React Aria hides for screen readers is a native input.)
+    const forReaders = !editor && el.localName === 'input' && clippedWithin(el);
     if (editor) {
       target = editor;
       rect = editor.getBoundingClientRect();
       editors.set(el, editor);
-    } else if (!hasArea(rect) || !visibleByCss(el) || clippedAway(el) || clippedWithin(el)) {
-      const forReaders = clippedWithin(el);
+    } else if (!hasArea(rect) || !visibleByCss(el) || clippedAway(el) || forReaders) {
       const toggle = TOGGLE_KINDS.has(kind);
       // Styled checkboxes and file pickers hide the real input and draw its <label>, which is
       // what a finger presses; pressing it toggles the input, or opens its file chooser. A
