@@ -1206,6 +1206,10 @@
       parts.push(el.parentElement.open ? '(expanded)' : '(collapsed)');
     }
     if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') parts.push('(disabled)');
+    // A field that takes no typing, filled by the page from a picker it opens (flatpickr's date
+    // field, as Panel draws it) or by its own code.
+    else if ((kind.startsWith('input') || kind === 'textarea' || kind === 'editable')
+      && (el.readOnly || el.getAttribute('aria-readonly') === 'true')) parts.push('(read-only)');
     const invalid = invalidity(el);
     if (invalid !== null) parts.push(invalid ? '(invalid: ' + cut(invalid, LABEL_LIMIT) + ')' : '(invalid)');
     return parts.join(' ');

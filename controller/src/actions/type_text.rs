@@ -151,6 +151,11 @@ fn is_disabled(element: &ListedElement) -> bool {
     element.state.contains("(disabled)")
 }
 
+/// Whether the listing showed the field read-only: the page fills it itself.
+fn is_read_only(element: &ListedElement) -> bool {
+    element.state.contains("(read-only)")
+}
+
 /// Element `n` of `listing`, when it takes no text (or is disabled): the error that says which
 /// elements do.
 fn refuse_what_takes_no_text(listing: &Listing, n: i64) -> Result<()> {
@@ -159,13 +164,14 @@ fn refuse_what_takes_no_text(listing: &Listing, n: i64) -> Result<()> {
         return Ok(());
     };
     let disabled = is_disabled(element);
-    if takes_text(&element.kind) && !disabled {
+    let read_only = is_read_only(element);
+    if takes_text(&element.kind) && !disabled && !read_only {
         return Ok(());
     }
     let fields: Vec<String> = listing
         .elements
         .iter()
-        .filter(|e| takes_text(&e.kind) && !is_disabled(e))
+        .filter(|e| takes_text(&e.kind) && !is_disabled(e) && !is_read_only(e))
         .map(|e: &ListedElement| format!("[{}] {} {}", e.n, e.kind, quoted(&e.label)))
         .collect();
     let which = if fields.is_empty() {
@@ -178,6 +184,14 @@ fn refuse_what_takes_no_text(listing: &Listing, n: i64) -> Result<()> {
         return Err(ControllerError::InvalidArgument(format!(
             "element {n} ({}) is disabled: the page takes no text there (if it enables it \
              later, wait and look again); {which}",
+            quoted(&element.label)
+        )));
+    }
+    if read_only {
+        // A date picker's field (flatpickr's): a click opens what fills it.
+        return Err(ControllerError::InvalidArgument(format!(
+            "element {n} ({}) is read-only: the page fills it itself, from a picker or a list \
+             it opens; click {n} and choose there; {which}",
             quoted(&element.label)
         )));
     }
@@ -274,6 +288,17 @@ mod tests {
             error,
             "element 1 ('Greeting') is disabled: the page takes no text there (if it enables it \
              later, wait and look again); these of the last listing do: [2] textarea 'Name'"
+        );
+        let mut picked = listing_of(&[("input", "Arrival"), ("input", "Name")]);
+        picked.elements[0].state = "(empty) (read-only)".into();
+        let error = refuse_what_takes_no_text(&picked, 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            "element 1 ('Arrival') is read-only: the page fills it itself, from a picker or a \
+             list it opens; click 1 and choose there; these of the last listing do: [2] input \
+             'Name'"
         );
         let buttons = listing_of(&[("button", "Go")]);
         let error = refuse_what_takes_no_text(&buttons, 1)

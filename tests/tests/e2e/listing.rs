@@ -119,7 +119,8 @@ async fn regions_side_by_side_are_read_one_after_the_other() {
 
 /// A field alone in a table's cell is named by its column's header (as drawn less its CSS
 /// case), not by its form's name, unless words beside its fields are what the column is about;
-/// marks beside a field ("|") are no words for its name.
+/// marks beside a field ("|") are no words for its name. A field the keyboard cannot fill says
+/// it is read-only.
 #[tokio::test(flavor = "multi_thread")]
 async fn fields_in_a_table_are_named_by_their_columns() {
     let (site, _dir, worker) = site_and_worker().await;
@@ -149,6 +150,7 @@ async fn fields_in_a_table_are_named_by_their_columns() {
             // cells.
             element(14, "input", "limit integer (query)", "", "(empty)"),
             element(15, "select", "species string (query)", "", "= \"--\""),
+            element(16, "input", "Arrival", "", "= \"2026-12-24\" (read-only)"),
         ]
     );
 }
