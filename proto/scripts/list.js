@@ -258,9 +258,18 @@
   const transparentOnly = (el) =>
     !!el.checkVisibility && el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
 
-  // A <label> next to `el` that is not tied to a field (none inside it, no `for`).
-  const untiedLabelBeside = (el) => [el.previousElementSibling, el.nextElementSibling].find((sibling) =>
-    sibling && sibling.localName === 'label' && !sibling.hasAttribute('for') && allIn(sibling, FIELDS).length === 0);
+  // A <label> next to `el` that is not tied to a field (none inside it, no `for`, or a `for`
+  // naming no field a browser labels: the hidden input a widget keeps its value in, its own
+  // field drawn beside it past that input, flatpickr's altInput as Panel draws it).
+  const untiedLabelBeside = (el) => {
+    const pastHidden = (node, step) => {
+      while (node && node.localName === 'input' && node.type === 'hidden') node = node[step];
+      return node;
+    };
+    return [pastHidden(el.previousElementSibling, 'previousElementSibling'), pastHidden(el.nextElementSibling, 'nextElementSibling')]
+      .find((sibling) => sibling && sibling.localName === 'label' && (!sibling.hasAttribute('for') || !sibling.control)
+        && allIn(sibling, FIELDS).length === 0);
+  };
   // A field a person does not see: no box, hidden, or clipped to nothing (a native <select> a
   // widget hid to draw its own, Select2's).
   const unseen = (field) => {

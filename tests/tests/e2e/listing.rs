@@ -150,7 +150,10 @@ async fn fields_in_a_table_are_named_by_their_columns() {
             // cells.
             element(14, "input", "limit integer (query)", "", "(empty)"),
             element(15, "select", "species string (query)", "", "= \"--\""),
-            element(16, "input", "Arrival", "", "= \"2026-12-24\" (read-only)"),
+            // Named by the label of the hidden input it stands for.
+            element(16, "input", "Arrival", "", "= \"December 24, 2026\" (read-only)"),
+            element(17, "select", "Month", "", "= \"December\""),
+            element(18, "input:number", "Year", "", "= \"2026\""),
         ]
     );
 }
