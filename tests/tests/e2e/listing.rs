@@ -151,7 +151,13 @@ async fn fields_in_a_table_are_named_by_their_columns() {
             element(14, "input", "limit integer (query)", "", "(empty)"),
             element(15, "select", "species string (query)", "", "= \"--\""),
             // Named by the label of the hidden input it stands for.
-            element(16, "input", "Arrival", "", "= \"December 24, 2026\" (read-only)"),
+            element(
+                16,
+                "input",
+                "Arrival",
+                "",
+                "= \"December 24, 2026\" (read-only)"
+            ),
             element(17, "select", "Month", "", "= \"December\""),
             element(18, "input:number", "Year", "", "= \"2026\""),
         ]
