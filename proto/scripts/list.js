@@ -561,8 +561,29 @@
   // floats over (Bootstrap's dropdown menu over a table).
   const LANDMARK_TAGS = new Set(['header', 'footer', 'nav', 'aside', 'main', 'search']);
   const LANDMARK_ROLES = new Set(['banner', 'contentinfo', 'navigation', 'complementary', 'main', 'search', 'region']);
+  // Boxes laid side by side without a landmark's name (Django's index: its apps beside "Recent
+  // actions"; a card beside a card) are regions too: a box at least two lines tall with a box
+  // of the same parent beside it, left or right, as tall over the same lines.
+  const COLUMN_HEIGHT = 60;
+  const columns = new Map();
+  const isColumn = (node) => {
+    if (columns.has(node)) return columns.get(node);
+    let column = false;
+    const parent = node.parentElement;
+    if (parent && parent.children.length <= 12) {
+      const rect = node.getBoundingClientRect();
+      column = rect.height >= COLUMN_HEIGHT && itemsOf(parent.children).some((other) => {
+        if (other === node) return false;
+        const beside = other.getBoundingClientRect();
+        return (beside.left >= rect.right || beside.right <= rect.left)
+          && Math.min(beside.bottom, rect.bottom) - Math.max(beside.top, rect.top) >= COLUMN_HEIGHT;
+      });
+    }
+    columns.set(node, column);
+    return column;
+  };
   const isLandmark = (node) => {
-    if (openPopups.has(node)) return true;
+    if (openPopups.has(node) || isColumn(node)) return true;
     const role = (node.getAttribute('role') || '').trim().split(/\s+/)[0];
     if (!role) return LANDMARK_TAGS.has(node.localName);
     // A region is one only when named (as a screen reader takes it).

@@ -682,6 +682,33 @@ async fn shadow_roots_name_their_fields_and_keep_their_popups_together() {
     );
 }
 
+/// Boxes side by side that no landmark names, each two lines tall or more, are read one after
+/// the other (Django's admin index: its apps, then "Recent actions"); short ones stay a line.
+#[tokio::test(flavor = "multi_thread")]
+async fn columns_side_by_side_are_read_one_after_the_other() {
+    let labels: Vec<String> = listed_fixture("columns")
+        .await
+        .into_iter()
+        .map(|e| e.label)
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "Groups",
+            "Add group",
+            "Users",
+            "Add user",
+            "Books",
+            "Add book",
+            "classic",
+            "cyberpunk",
+            "Django administration",
+            "View site",
+            "Log out",
+        ]
+    );
+}
+
 /// A click handler a script set as an element's `onclick` (Dash sets one on every component
 /// with an id, to count its clicks) makes it a control only where the page draws it as one,
 /// as a handler added by `addEventListener` does; one written in the page's markup does.
