@@ -76,6 +76,20 @@ fn element(n: u32, kind: &str, label: &str, href: &str, state: &str) -> ListedEl
     }
 }
 
+/// Taps element `n` of listing `id` where the lookup says it is, scrolled into view.
+async fn tap_listed(backend: &GrpcBackend, page: &str, id: &str, n: i64) {
+    let (x, y, _) = point(resolve(backend, page, id, n, true, false).await);
+    backend
+        .tap(TapRequest {
+            session: session(page),
+            x,
+            y,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+}
+
 /// The centre of a resolved element, failing the test on anything else.
 fn point(resolved: Resolved) -> (f64, f64, String) {
     match resolved {
@@ -598,15 +612,7 @@ async fn controls_hidden_for_screen_readers_are_listed_where_they_are_drawn() {
         ]
     );
     for n in [3, 5] {
-        let (x, y, _) = point(resolve(b, "p", "readers", n, true, false).await);
-        b.tap(TapRequest {
-            session: session("p"),
-            x,
-            y,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+        tap_listed(b, "p", "readers", n).await;
     }
     let (pressed, _) = list(b, "p", "pressed", 50).await;
     let states: Vec<&str> = pressed.elements[2..]
@@ -639,15 +645,7 @@ async fn a_row_of_controls_is_read_left_to_right_and_a_range_is_taken_by_its_thu
     let values = "() => [document.querySelector('input[type=range]').value, \
                   document.getElementById('nights').getAttribute('aria-valuenow')].join()";
     for n in [2, 4] {
-        let (x, y, _) = point(resolve(b, "p", "toolbar", n, true, false).await);
-        b.tap(TapRequest {
-            session: session("p"),
-            x,
-            y,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+        tap_listed(b, "p", "toolbar", n).await;
         assert_eq!(
             eval(b, "p", values, json!(null)).await,
             "\"2,2\"",
@@ -780,27 +778,11 @@ async fn lists_controls_not_framework_containers_and_names_fields_by_their_row()
     assert!(matches!(resolve(b, "p", "odd", 14, false, false).await, Resolved::At(f) if f.drawn));
 
     // The transparent checkbox is pressed where it lies, over its drawn box.
-    let (x, y, _) = point(resolve(b, "p", "odd", 5, true, false).await);
-    b.tap(TapRequest {
-        session: session("p"),
-        x,
-        y,
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    tap_listed(b, "p", "odd", 5).await;
     let (listing, _) = list(b, "p", "after", 50).await;
     assert_eq!(listing.elements[4].state, "(checked)");
     // Blue is pressed on its own label, not on Red's, over which its radio lies.
-    let (x, y, _) = point(resolve(b, "p", "after", 18, true, false).await);
-    b.tap(TapRequest {
-        session: session("p"),
-        x,
-        y,
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    tap_listed(b, "p", "after", 18).await;
     let (listing, _) = list(b, "p", "blue", 50).await;
     let states: Vec<&str> = listing.elements[16..18]
         .iter()
@@ -951,15 +933,7 @@ async fn elements_listed_alike_are_told_apart_by_their_rows() {
         ]
     );
 
-    let (x, y, _) = point(resolve(b, "p", "rows", 8, true, false).await);
-    b.tap(TapRequest {
-        session: session("p"),
-        x,
-        y,
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    tap_listed(b, "p", "rows", 8).await;
     let (listing, _) = list(b, "p", "deleted", 50).await;
     let labels: Vec<&str> = listing.elements[..5]
         .iter()
