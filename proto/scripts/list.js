@@ -1125,7 +1125,7 @@
     'collapse', 'remove', 'delete', 'add', 'edit', 'search', 'menu', 'clear', 'play', 'pause',
     'increase', 'decrease', 'increment', 'decrement', 'first', 'last', 'filter', 'sort',
     'settings', 'refresh', 'download', 'upload', 'share', 'copy', 'save', 'cancel', 'undo',
-    'redo', 'reset', 'more', 'zoom']);
+    'redo', 'reset', 'more', 'zoom', 'submit', 'send']);
   const DRAWN_AS = new Set(['btn', 'button', 'icon', 'arrow', 'link', 'control', 'ctrl', 'svg']);
   const classWords = (el) => {
     for (const token of itemsOf(el.classList || [])) {

@@ -554,7 +554,8 @@ async fn a_control_with_nothing_to_read_is_named_by_a_class_that_says_what_it_do
             element(6, "clickable", "sort toggle", "", ""),
             element(7, "button", "close", "", ""),
             element(8, "button", "next", "", ""),
-            element(9, "button", "", "", ""),
+            element(9, "button", "submit", "", ""),
+            element(10, "button", "", "", ""),
         ]
     );
 }
