@@ -1395,7 +1395,11 @@
           row = up;
           if (!nearestRow && up.matches && up.matches(ROWS)) nearestRow = up;
         }
-        const words = (nearestRow && rowWords(nearestRow, el)) || (row === el ? '' : rowWords(row, el));
+        // A row of buttons alone (a chat message's "Copy message" under it, Gradio's: each
+        // message and its buttons side by side in one list) is about what comes just before it.
+        const before = row.previousElementSibling;
+        const words = (nearestRow && rowWords(nearestRow, el)) || (row === el ? '' : rowWords(row, el))
+          || (before && !holds.has(before) ? rowWords(before, el) : '');
         if (!words) continue;
         const element = elements[index];
         const said = '(in "' + words.replace(/"/g, "'") + '")';

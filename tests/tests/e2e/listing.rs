@@ -928,9 +928,18 @@ async fn elements_listed_alike_are_told_apart_by_their_rows() {
                 &link("fern"),
                 "(in \"The plant was added.\")"
             ),
+            // A row of buttons alone: about the message just before it.
+            element(14, "button", "Copy message", "", "(in \"hello there\")"),
+            element(
+                15,
+                "button",
+                "Copy message",
+                "",
+                "(in \"You said: hello there.\")"
+            ),
             // One of a kind: nothing to tell apart.
-            element(14, "button", "Checkout", "", ""),
-            element(15, "button", "Reload", "", ""),
+            element(16, "button", "Checkout", "", ""),
+            element(17, "button", "Reload", "", ""),
         ]
     );
 
