@@ -1397,7 +1397,9 @@
         }
         // A row of buttons alone (a chat message's "Copy message" under it, Gradio's: each
         // message and its buttons side by side in one list) is about what comes just before it.
-        const before = row.previousElementSibling;
+        // (Not fields alike, which nothing names: a form's, whose heading is the whole form's.)
+        const before = !isFieldKind(elements[index].kind) && allIn(row, FIELDS).length === 0
+          && row.previousElementSibling;
         const words = (nearestRow && rowWords(nearestRow, el)) || (row === el ? '' : rowWords(row, el))
           || (before && !holds.has(before) ? rowWords(before, el) : '');
         if (!words) continue;
