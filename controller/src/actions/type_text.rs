@@ -156,22 +156,28 @@ fn is_read_only(element: &ListedElement) -> bool {
     element.state.contains("(read-only)")
 }
 
-/// Element `n` of `listing`, when it takes no text (or is disabled): the error that says which
-/// elements do.
+/// Whether typing goes into the element as listed: a kind that takes text, neither disabled
+/// nor read-only.
+fn typable(element: &ListedElement) -> bool {
+    takes_text(&element.kind) && !is_disabled(element) && !is_read_only(element)
+}
+
+/// Element `n` of `listing`, when it takes no text (or is disabled or read-only): the error
+/// that says which elements do.
 fn refuse_what_takes_no_text(listing: &Listing, n: i64) -> Result<()> {
     let Some(element) = listing.elements.iter().find(|e| i64::from(e.n) == n) else {
         // Not in the listing: the lookup says so.
         return Ok(());
     };
-    let disabled = is_disabled(element);
-    let read_only = is_read_only(element);
-    if takes_text(&element.kind) && !disabled && !read_only {
+    if typable(element) {
         return Ok(());
     }
+    let disabled = is_disabled(element);
+    let read_only = is_read_only(element);
     let fields: Vec<String> = listing
         .elements
         .iter()
-        .filter(|e| takes_text(&e.kind) && !is_disabled(e) && !is_read_only(e))
+        .filter(|e| typable(e))
         .map(|e: &ListedElement| format!("[{}] {} {}", e.n, e.kind, quoted(&e.label)))
         .collect();
     let which = if fields.is_empty() {
