@@ -75,7 +75,14 @@
   };
   const quoted = (text, limit) => '= ' + JSON.stringify(cut(text.replace(/\p{Cs}/gu, '\uFFFD'), limit));
 
+  // An item drawn as pressable that says whether it is selected, with no role to say what it
+  // is, is an option of a list the page draws (Ant Design's select: its options with roles are
+  // in a list of no size kept for screen readers, the ones a person sees have none).
   const kindOf = (el) => {
+    const kind = roleOrTagKind(el);
+    return kind === 'clickable' && ['true', 'false'].includes(el.getAttribute('aria-selected')) ? 'option' : kind;
+  };
+  const roleOrTagKind = (el) => {
     if (standInFor.has(el)) return 'select';
     const tag = el.localName;
     const role = (el.getAttribute('role') || '').trim().toLowerCase();
@@ -138,7 +145,8 @@
   // system's button (JupyterLab's <jp-button>) draws a native <button> in its shadow root,
   // which is what is listed, not the element that hosts it nor the toolbar item around that.
   const holdsControls = (root, depth) => {
-    if (allIn(root, CONTROLS).length > 0) return true;
+    // A slider's thumb too: the track drawn pressable around it (Ant Design's) is moved by it.
+    if (allIn(root, CONTROLS + ', [role="slider"]').length > 0) return true;
     if (depth > 3) return false;
     const hosts = itemsOf(allIn(root, '*')).filter((node) => node.shadowRoot);
     if (root.shadowRoot) hosts.push(root);
@@ -993,8 +1001,41 @@
     let box = field.parentElement;
     for (let level = 0; box && level < 3 && box.localName !== 'label'; level += 1, box = box.parentElement) {
       if (itemsOf(allIn(box, 'input, select, textarea, button')).some((other) => other !== field)) return '';
-      const words = collapse(box.innerText);
+      const words = [...drawnPlaceholders(box), ...itemsOf(allIn(box, 'label'))]
+        .reduce((text, aside) => text.replace(collapse(aside.innerText), ''), collapse(box.innerText)).trim();
       if (words) return words;
+    }
+    return '';
+  };
+  // What a page draws in a dropdown until something is chosen, told by its class (Ant Design's
+  // `ant-select-selection-placeholder`, react-select's `…-placeholder`), is no choice. (Element
+  // Plus draws the option chosen in its placeholder's box too, marked as the selected item.)
+  const drawnPlaceholders = (box) => itemsOf(allIn(box, '[class*="placeholder" i]'))
+    .filter((shown) => !/selected|chosen/i.test(shown.getAttribute('class')));
+  // What a combobox that filters as one types shows under its field once an option is chosen
+  // and the field emptied (Ant Design's select with search): the words drawn where the field
+  // is, a few boxes out at most, but a placeholder and a label (a floating one lies there too).
+  const drawnUnder = (field) => {
+    const area = field.getBoundingClientRect();
+    const inField = (rect) => {
+      const x = rect.left + rect.width / 2;
+      const y = rect.top + rect.height / 2;
+      return x >= area.left && x <= area.right && y >= area.top && y <= area.bottom;
+    };
+    let box = field.parentElement;
+    for (let level = 0; box && level < 3 && box.localName !== 'label'; level += 1, box = box.parentElement) {
+      if (itemsOf(allIn(box, 'input, select, textarea, button')).some((other) => other !== field)) return '';
+      const placeholders = drawnPlaceholders(box);
+      const walker = box.ownerDocument.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+      let words = '';
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const parent = node.parentElement;
+        const label = parent && parent.closest('label');
+        if (!parent || !node.data.trim() || (label && box.contains(label)) || parent.closest('[aria-hidden="true"]')
+          || placeholders.some((shown) => shown.contains(parent))) continue;
+        if (inField(parent.getBoundingClientRect()) && visibleByCss(parent)) words += node.data + ' ';
+      }
+      if (collapse(words)) return collapse(words);
     }
     return '';
   };
@@ -1053,6 +1094,18 @@
     return partner ? partner.getAttribute('name') || idWords(partner) : '';
   };
 
+  // An element's tooltip that says what its words say and more names it: a calendar's day
+  // "13" titled "2026-12-13" (Ant Design's), a name cut short ("Quarterly rep…") titled in
+  // full. A tooltip that says something else (a hint, a shortcut) does not.
+  const fullerTitle = (el, text) => {
+    const title = collapse(el.getAttribute('title'));
+    if (!text || title.length <= text.length) return text;
+    const cutShort = text.replace(/(?:…|\.\.\.)$/, '');
+    if (cutShort !== text) return cutShort && title.startsWith(cutShort) ? title : text;
+    // As a word of it; a number also written with leading zeros ("1" in "2026-12-01").
+    const words = /^\d+$/.test(text) ? '0*' + text : text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp('(?:^|[^\\p{L}\\p{N}])' + words + '(?:$|[^\\p{L}\\p{N}])', 'u').test(title) ? title : text;
+  };
   const STATE_WORDS = /^(?:not |un)?(?:checked|selected)$/i;
   const labelOf = (el, kind) => {
     if (isDrawnSelect(el, kind)) return drawnSelectName(el);
@@ -1081,7 +1134,7 @@
       // A field's innerText is nothing useful (a <select>'s is every option), and an editor's
       // or a textbox's is its value, not its name (ARIA names those from their author only).
       () => (isField || ['input', 'textarea', 'editable'].includes(kind) ? ''
-        : kind === 'option' ? optionText(el) : contentText(el)),
+        : fullerTitle(el, kind === 'option' ? optionText(el) : contentText(el))),
       () => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'),
       () => buttonInputText(el),
       () => imageText(el),
@@ -1173,6 +1226,23 @@
     return userInvalid ? collapse(el.validationMessage) : null;
   };
 
+  // The one of its peers (its parent's children of its tag) marked chosen by a class alone,
+  // with no ARIA: a pagination's page (Ant Design's `ant-pagination-item-active`), a group's
+  // button (Bootstrap's `active`, Bokeh's `bk-active`), a calendar's day, a filter's link in
+  // the item it alone fills (TodoMVC's `<li><a class="selected">`), the mark on either.
+  const CHOSEN_CLASS = /^(?:.*[-_])?(?:active|selected|current|checked)$/i;
+  const chosenByClass = (el) => {
+    const marked = (node, depth) => itemsOf(node.classList || []).some((token) => CHOSEN_CLASS.test(token))
+      || (depth > 0 && node.children.length === 1 && marked(node.children[0], depth - 1));
+    let item = el;
+    let depth = 0;
+    for (; depth < 2 && item.parentElement && item.parentElement.children.length === 1; depth += 1) {
+      item = item.parentElement;
+    }
+    const peers = item.parentElement
+      ? itemsOf(item.parentElement.children).filter((peer) => peer.localName === item.localName) : [];
+    return peers.length >= 2 && marked(item, depth) && peers.filter((peer) => marked(peer, depth)).length === 1;
+  };
   const stateOf = (el, kind) => {
     const tag = el.localName;
     const role = (el.getAttribute('role') || '').toLowerCase();
@@ -1212,6 +1282,7 @@
     } else if (kind === 'input' || kind.startsWith('input:') || kind === 'textarea' || kind === 'editable') {
       let value = tag === 'input' || tag === 'textarea' ? el.value : el.innerText.trim();
       if (editors.has(el)) value = editorText(editors.get(el));
+      if (!value && tag === 'input' && el.getAttribute('role') === 'combobox') value = drawnUnder(el);
       // Every chosen file's name (value holds the first one's only, behind a fake path).
       if (el.type === 'file') value = itemsOf(el.files || []).map((file) => file.name).join(', ');
       parts.push(value ? quoted(value, VALUE_LIMIT) : '(empty)');
@@ -1221,6 +1292,10 @@
       if (value) parts.push(quoted(value, VALUE_LIMIT));
     }
     if (el.getAttribute('aria-selected') === 'true') parts.push('(selected)');
+    else if (!TOGGLE_KINDS.has(kind) && !isFieldKind(kind) && !el.hasAttribute('aria-selected')
+      && !el.hasAttribute('aria-current') && !el.hasAttribute('aria-pressed') && chosenByClass(el)) {
+      parts.push(kind === 'link' ? '(current)' : '(selected)');
+    }
     // A toggle button (bold, a view's filter) says whether it is on; a link, whether it is the
     // page (or step) the site is on.
     const pressed = el.getAttribute('aria-pressed');

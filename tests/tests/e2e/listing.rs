@@ -1072,3 +1072,45 @@ async fn a_page_cannot_put_its_own_listing_script_in_place_of_the_workers() {
     assert_eq!(listing.title, "Tamper");
     worker.stop().await;
 }
+
+/// What component kits say is chosen without ARIA is read as a person sees it (markup after Ant
+/// Design's and Bootstrap's): the option drawn under a search field emptied once it was chosen,
+/// a placeholder as no value, options a person sees that say only whether they are selected, a
+/// slider's pressable track as no control of its own, days told by their dates and the day,
+/// page and button marked chosen by a class, a name cut short by its title.
+#[tokio::test(flavor = "multi_thread")]
+async fn choices_kits_draw_without_aria_are_read_as_a_person_sees_them() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/chosen.html")).await;
+    let (listing, _) = list(b, "p", "chosen", 50).await;
+    assert_eq!(
+        listing.elements,
+        vec![
+            element(1, "input", "Destination", "", "= \"Rome\" (collapsed)"),
+            element(2, "input", "Origin", "", "(empty) (expanded)"),
+            element(3, "option", "Paris", "", ""),
+            element(4, "option", "Oslo", "", ""),
+            element(5, "select", "Region", "", "(empty) (collapsed)"),
+            element(6, "slider", "Budget", "", "= \"500\""),
+            element(7, "clickable", "2026-11-30", "", ""),
+            element(8, "clickable", "2026-12-01", "", ""),
+            element(9, "clickable", "2026-12-13", "", "(selected)"),
+            element(10, "clickable", "2026-12-30", "", ""),
+            element(11, "clickable", "2027-01-01", "", ""),
+            element(12, "clickable", "1", "", "(selected)"),
+            element(13, "clickable", "2", "", ""),
+            element(14, "button", "Day", "", ""),
+            element(15, "button", "Week", "", "(selected)"),
+            element(16, "button", "Month", "", ""),
+            element(
+                17,
+                "link",
+                "Quarterly report 2026.pdf",
+                &format!("http://{site}/reports/q4"),
+                ""
+            ),
+        ]
+    );
+    worker.stop().await;
+}
