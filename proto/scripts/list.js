@@ -1094,12 +1094,26 @@
     return partner ? partner.getAttribute('name') || idWords(partner) : '';
   };
 
+  // An element's tooltip, else that of the item it alone fills: JupyterLab's status bar item
+  // titled "0 Terminals, 0 Kernel sessions" around its button "0", its crumb titled with the
+  // folder's path around the icon drawn pressable.
+  const tooltipOf = (el) => {
+    for (let node = el, depth = 0; node && depth < 3; node = node.parentElement, depth += 1) {
+      if (depth > 0 && node.children.length !== 1) break;
+      const title = node.getAttribute('title');
+      if (title && title.trim()) return title;
+    }
+    return '';
+  };
   // An element's tooltip that says what its words say and more names it: a calendar's day
   // "13" titled "2026-12-13" (Ant Design's), a name cut short ("Quarterly rep…") titled in
   // full. A tooltip that says something else (a hint, a shortcut) does not.
   const fullerTitle = (el, text) => {
-    const title = collapse(el.getAttribute('title'));
-    if (!text || title.length <= text.length) return text;
+    // One line, of a name's length: not a tooltip of details (JupyterLab's tab: its file's
+    // name, path and times, a line each).
+    const tooltip = tooltipOf(el);
+    const title = collapse(tooltip);
+    if (!text || title.length <= text.length || title.length > LABEL_LIMIT || /[\r\n]/.test(tooltip)) return text;
     const cutShort = text.replace(/(?:…|\.\.\.)$/, '');
     if (cutShort !== text) return cutShort && title.startsWith(cutShort) ? title : text;
     // As a word of it; a number also written with leading zeros ("1" in "2026-12-01").
@@ -1138,7 +1152,7 @@
       () => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'),
       () => buttonInputText(el),
       () => imageText(el),
-      () => el.getAttribute('title'),
+      () => tooltipOf(el),
       () => (isFieldKind(kind) ? columnHeader(el) : ''),
       () => (isFieldKind(kind) ? labelBeforeBox(el, kind) : ''),
       () => (isFieldKind(kind) ? dialogTitle(el) : ''),

@@ -3,7 +3,7 @@
 
 use nanomuse_proto::{ActReply, ClickAction, TapRequest};
 
-use super::{Aim, Ctx, quoted};
+use super::{Aim, Ctx, element_named};
 use crate::error::Result;
 
 pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
@@ -47,7 +47,8 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ClickAction) -> Result<ActReply> {
     } else {
         "Clicked"
     };
-    ctx.after_input(format!("{verb} {}{row}", quoted(&found.label)), choose)
+    let named = element_named(action.n, &found.kind, &found.label);
+    ctx.after_input(format!("{verb} {named}{row}"), choose)
         .await
 }
 
@@ -124,6 +125,23 @@ mod tests {
         assert_eq!(frame.unwrap().caption, "Double-clicked 'Cart'");
         h.ok(click(1)).await;
         assert_eq!(h.backend.requests::<TapRequest>()[1].count, 1);
+    }
+
+    #[tokio::test]
+    async fn an_element_without_a_name_is_said_by_its_number_and_kind() {
+        let h = Harness::showing(&FakePage::new(
+            "https://shop.example/",
+            "Shop",
+            &[("button", "Add"), ("clickable", "")],
+        ));
+        h.list_first().await;
+        let (reply, frame) = h.ok(click(2)).await;
+        assert!(
+            reply.text.starts_with("Clicked [2] clickable."),
+            "{}",
+            reply.text
+        );
+        assert_eq!(frame.unwrap().caption, "Clicked [2] clickable");
     }
 
     #[tokio::test]

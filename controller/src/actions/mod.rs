@@ -237,6 +237,16 @@ fn titled(title: &str, url: &str) -> String {
     }
 }
 
+/// An element of the listing as a reply names it: its label quoted, or where it has none its
+/// number and kind (`[34] textarea`), which say which one it was.
+fn element_named(n: i64, kind: &str, label: &str) -> String {
+    if label.is_empty() {
+        format!("[{n}] {kind}")
+    } else {
+        quoted(label)
+    }
+}
+
 /// A label as the model and the captions quote it.
 fn quoted(label: &str) -> String {
     let label = if label.is_empty() {

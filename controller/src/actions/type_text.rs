@@ -7,7 +7,7 @@
 
 use nanomuse_proto::{ActReply, TypeAction, TypeRequest};
 
-use super::{Aim, Ctx, drawn_dropdown, quoted};
+use super::{Aim, Ctx, drawn_dropdown, element_named, quoted};
 use crate::error::{ControllerError, Result};
 use crate::listing::{ListedElement, Listing};
 
@@ -31,6 +31,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
         return drawn_dropdown::choose(ctx, action.n, &found.label, &action.text, listing.as_ref())
             .await;
     }
+    let named = element_named(action.n, &found.kind, &found.label);
     let label = found.label;
     ctx.op(TypeRequest {
         session: ctx.session(),
@@ -46,7 +47,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
         // in the listing is the page's own text.
         let n = action.n;
         return ctx
-            .after_change_told(format!("Chose in {}", quoted(&label)), |listing| {
+            .after_change_told(format!("Chose in {named}"), |listing| {
                 let shown = listing
                     .elements
                     .iter()
@@ -61,20 +62,19 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
                             .ok()
                     });
                 match shown {
-                    Some(shown) => format!("Chose {shown:?} in {}.", quoted(&label)),
-                    None => format!("Chose the option of {} the text names.", quoted(&label)),
+                    Some(shown) => format!("Chose {shown:?} in {named}."),
+                    None => format!("Chose the option of {named} the text names."),
                 }
             })
             .await;
     }
     let typed = format!(
-        "Typed {length} character{} into {}",
+        "Typed {length} character{} into {named}",
         if length == 1 { "" } else { "s" },
-        quoted(&label)
     );
     let n = action.n;
     let text = action.text;
-    ctx.after_change_told(format!("Typed into {}", quoted(&label)), |listing| {
+    ctx.after_change_told(format!("Typed into {named}"), |listing| {
         // The field as listed now, by its number and its name: left empty by the text, which
         // the page (or the field's kind) refused.
         let field = listing
