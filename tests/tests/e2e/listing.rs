@@ -1077,7 +1077,8 @@ async fn a_page_cannot_put_its_own_listing_script_in_place_of_the_workers() {
 /// Design's and Bootstrap's): the option drawn under a search field emptied once it was chosen,
 /// a placeholder as no value, options a person sees that say only whether they are selected, a
 /// slider's pressable track as no control of its own, days told by their dates and the day,
-/// page and button marked chosen by a class, a name cut short by its title.
+/// page and button marked chosen by a class, a name cut short by its title, a button by the
+/// tooltip of the item it alone fills, but not by a tooltip of details.
 #[tokio::test(flavor = "multi_thread")]
 async fn choices_kits_draw_without_aria_are_read_as_a_person_sees_them() {
     let (site, _dir, worker) = site_and_worker().await;
@@ -1110,6 +1111,8 @@ async fn choices_kits_draw_without_aria_are_read_as_a_person_sees_them() {
                 &format!("http://{site}/reports/q4"),
                 ""
             ),
+            element(18, "button", "0 Terminals, 0 Kernel sessions", "", ""),
+            element(19, "tab", "Untitled.ipynb", "", "(selected)"),
         ]
     );
     worker.stop().await;
