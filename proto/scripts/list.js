@@ -1253,9 +1253,9 @@
     for (; depth < 2 && item.parentElement && item.parentElement.children.length === 1; depth += 1) {
       item = item.parentElement;
     }
-    const peers = item.parentElement
-      ? itemsOf(item.parentElement.children).filter((peer) => peer.localName === item.localName) : [];
-    return peers.length >= 2 && marked(item, depth) && peers.filter((peer) => marked(peer, depth)).length === 1;
+    if (!item.parentElement || !marked(item, depth)) return false;
+    const peers = itemsOf(item.parentElement.children).filter((peer) => peer.localName === item.localName);
+    return peers.length >= 2 && peers.filter((peer) => marked(peer, depth)).length === 1;
   };
   const stateOf = (el, kind) => {
     const tag = el.localName;
