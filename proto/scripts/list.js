@@ -998,14 +998,23 @@
   // first option): the words of the box around the field, a few levels out at most, and not a
   // <label>'s, which hold the dropdown's name.
   const drawnChoice = (field) => {
-    let box = field.parentElement;
-    for (let level = 0; box && level < 3 && box.localName !== 'label'; level += 1, box = box.parentElement) {
-      if (itemsOf(allIn(box, 'input, select, textarea, button')).some((other) => other !== field)) return '';
+    for (const box of boxesOfChoice(field)) {
       const words = [...drawnPlaceholders(box), ...itemsOf(allIn(box, 'label'))]
         .reduce((text, aside) => text.replace(collapse(aside.innerText), ''), collapse(box.innerText)).trim();
       if (words) return words;
     }
     return '';
+  };
+  // The boxes around a dropdown's field that may show its choice: a few levels out at most,
+  // up to a <label> (which holds its name) or a box holding another control.
+  const boxesOfChoice = (field) => {
+    const boxes = [];
+    for (let box = field.parentElement, level = 0; box && level < 3 && box.localName !== 'label';
+      level += 1, box = box.parentElement) {
+      if (itemsOf(allIn(box, 'input, select, textarea, button')).some((other) => other !== field)) break;
+      boxes.push(box);
+    }
+    return boxes;
   };
   // What a page draws in a dropdown until something is chosen, told by its class (Ant Design's
   // `ant-select-selection-placeholder`, react-select's `…-placeholder`), is no choice. (Element
@@ -1022,9 +1031,7 @@
       const y = rect.top + rect.height / 2;
       return x >= area.left && x <= area.right && y >= area.top && y <= area.bottom;
     };
-    let box = field.parentElement;
-    for (let level = 0; box && level < 3 && box.localName !== 'label'; level += 1, box = box.parentElement) {
-      if (itemsOf(allIn(box, 'input, select, textarea, button')).some((other) => other !== field)) return '';
+    for (const box of boxesOfChoice(field)) {
       const placeholders = drawnPlaceholders(box);
       const walker = box.ownerDocument.createTreeWalker(box, NodeFilter.SHOW_TEXT);
       let words = '';

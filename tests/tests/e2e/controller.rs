@@ -1543,7 +1543,12 @@ async fn a_navigation_to_a_site_that_cannot_be_reached_fails_saying_why() {
             ))
             .await
             .unwrap_err();
-        assert_eq!(failed.code(), tonic::Code::FailedPrecondition, "{url}");
+        assert_eq!(
+            failed.code(),
+            tonic::Code::FailedPrecondition,
+            "{url}: {}",
+            failed.message()
+        );
         assert!(
             failed
                 .message()
