@@ -83,6 +83,32 @@ pub struct Listing {
     /// itself (0), or an element not listed (-1).
     #[serde(default)]
     pub focused: i64,
+    /// The modal dialog open in view, if any: said before the elements, since its buttons
+    /// ("Cancel", "OK") do not say what they answer.
+    #[serde(default)]
+    pub dialog: Option<OpenDialog>,
+}
+
+/// A modal dialog the page shows (a `role=dialog` with `aria-modal`, an `alertdialog`, a modal
+/// `<dialog>`): its title and what it says beside its controls, each cut short.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenDialog {
+    pub title: String,
+    pub text: String,
+}
+
+impl OpenDialog {
+    /// One line before the elements, e.g. `A dialog is open, "Confirm booking": "Ada to Rome"`.
+    fn render(&self) -> String {
+        let title = match self.title.is_empty() {
+            true => String::new(),
+            false => format!(", \"{}\"", escaped(&self.title)),
+        };
+        match self.text.is_empty() {
+            true => format!("A dialog is open{title}."),
+            false => format!("A dialog is open{title}: \"{}\"", escaped(&self.text)),
+        }
+    }
 }
 
 /// What one of the page's JavaScript dialogs said, and how the backend answered it (at once:
@@ -137,6 +163,8 @@ struct PageListing {
     document: f64,
     #[serde(default)]
     focused: i64,
+    #[serde(default)]
+    dialog: Option<OpenDialog>,
 }
 
 impl Listing {
@@ -159,6 +187,7 @@ impl Listing {
             scrolled: page.scrolled,
             document: page.document,
             focused: page.focused,
+            dialog: page.dialog,
         })
     }
 
@@ -178,8 +207,9 @@ impl Listing {
     /// `[4] button "Sign in"`, `[5] link "Docs" → https://x/docs`, then a line saying how many
     /// more a scroll would show.
     pub fn render(&self) -> String {
-        let mut lines: Vec<String> = self.elements.iter().map(render_element).collect();
-        if lines.is_empty() {
+        let mut lines: Vec<String> = self.dialog.iter().map(OpenDialog::render).collect();
+        lines.extend(self.elements.iter().map(render_element));
+        if self.elements.is_empty() {
             lines.push("(no interactive elements in view)".to_string());
         }
         let more = match (self.above, self.below) {
@@ -385,7 +415,26 @@ mod tests {
             scrolled: 0.0,
             document: 0.0,
             focused: 0,
+            dialog: None,
         }
+    }
+
+    #[test]
+    fn an_open_dialog_is_said_before_the_elements() {
+        let mut page = listing(vec![element(1, "button", "OK", "", "")], 0, 0);
+        page.dialog = Some(OpenDialog {
+            title: "Confirm booking".into(),
+            text: "Ada to \"Rome\"".into(),
+        });
+        assert_eq!(
+            page.render(),
+            "A dialog is open, \"Confirm booking\": \"Ada to \\\"Rome\\\"\"\n[1] button \"OK\""
+        );
+        page.dialog = Some(OpenDialog {
+            title: String::new(),
+            text: String::new(),
+        });
+        assert_eq!(page.render(), "A dialog is open.\n[1] button \"OK\"");
     }
 
     #[test]

@@ -335,6 +335,7 @@ pub fn listing_of(elements: &[(&str, &str)]) -> Listing {
         scrolled: 0.0,
         document: 0.0,
         focused: 0,
+        dialog: None,
     }
 }
 

@@ -4,6 +4,7 @@
   const viewWidth = window.innerWidth;
   const viewHeight = window.innerHeight;
   const LABEL_LIMIT = 80;
+  const DIALOG_TEXT_LIMIT = 300;
   const VALUE_LIMIT = 40;
   const HREF_LIMIT = 500;
 
@@ -1572,6 +1573,28 @@
       answer: cut(String(entry.answer), 100),
     })) : [];
   }) || [];
+  // The modal dialog open in view, the last one opened over the others: its title and what it
+  // says beside its controls (an app's "Confirm booking: Ada to Rome on …", "Delete 3 files?"),
+  // which its buttons alone ("Cancel", "OK") do not.
+  const dialog = readable(() => {
+    const open = [document, ...shadowRoots]
+      .flatMap((root) => itemsOf(allIn(root, 'dialog, [role="dialog"], [role="alertdialog"]')))
+      .filter((box) => (box.getAttribute('aria-modal') === 'true' || box.getAttribute('role') === 'alertdialog'
+          || (box.localName === 'dialog' && box.matches(':modal')))
+        && overlaps(box.getBoundingClientRect(), { left: 0, top: 0, right: viewWidth, bottom: viewHeight })
+        && visibleByCss(box) && !clippedAway(box));
+    const box = open[open.length - 1];
+    if (!box) return null;
+    const labelledBy = (box.getAttribute('aria-labelledby') || '').trim();
+    const root = box.getRootNode();
+    // What titles it, whose words are its title and not what it says.
+    const titling = (labelledBy && root.getElementById && root.getElementById(labelledBy.split(/\s+/)[0]))
+      || box.querySelector('h1, h2, h3, h4, h5, h6, [role="heading"]');
+    const title = collapse(box.getAttribute('aria-label') || (labelledBy && textOfIds(box, labelledBy))
+      || (titling && titling.innerText));
+    const text = textAround(box, titling || box.ownerDocument.createElement('i'), true);
+    return { title: cut(title, LABEL_LIMIT), text: cut(text, DIALOG_TEXT_LIMIT) };
+  });
   // How far the page, and what scrolls under the middle of the view, are scrolled down: a
   // wheel there scrolls them, so `scroll` can say how far it went.
   const scrolled = readable(() => {
@@ -1579,7 +1602,7 @@
     return Math.round(middle ? scrolledAbove(middle) : window.scrollY);
   }) || 0;
   return {
-    url: location.href, title: document.title, elements, above, below, past_max: pastMax, said, scrolled,
+    url: location.href, title: document.title, elements, above, below, past_max: pastMax, said, scrolled, dialog,
     // Which document this is: another at the same address is the page loaded again.
     document: performance.timeOrigin,
     focused,

@@ -845,7 +845,8 @@ async fn a_code_editor_is_listed_with_its_text_and_typing_replaces_that_text() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn what_a_dialog_covers_is_listed_as_covered_and_not_tapped_until_it_is_answered() {
+async fn a_dialog_is_said_and_what_it_covers_is_listed_as_covered_and_not_tapped_until_it_is_answered()
+ {
     let site = serve_site().await;
     let fleet = Fleet::start(4).await;
     let mut tool = fleet.controller.tool().await;
@@ -855,9 +856,11 @@ async fn what_a_dialog_covers_is_listed_as_covered_and_not_tapped_until_it_is_an
         format!("http://{site}/fixtures/covered.html"),
     )
     .await;
+    // What the dialog says comes first: its button alone does not say what it accepts.
     assert!(
         page.text.ends_with(&format!(
-            "[1] link \"Cart\" (covered) → http://{site}/second\n\
+            "A dialog is open, \"Cookies\": \"We use cookies.\"\n\
+             [1] link \"Cart\" (covered) → http://{site}/second\n\
              [2] button \"Buy\" (covered)\n\
              [3] button \"Accept all\""
         )),
@@ -889,6 +892,11 @@ async fn what_a_dialog_covers_is_listed_as_covered_and_not_tapped_until_it_is_an
     // Answered, the dialog is gone and "Buy" is pressed.
     let answered = click(&mut tool, "c", element(&page, "Accept all")).await;
     assert!(!answered.text.contains("(covered)"), "{}", answered.text);
+    assert!(
+        !answered.text.contains("A dialog is open"),
+        "{}",
+        answered.text
+    );
     click(&mut tool, "c", element(&answered, "Buy")).await;
     assert!(extract(&mut tool, "c").await.text.contains("bought"));
 
