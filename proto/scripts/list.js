@@ -689,12 +689,18 @@
     }
     return text;
   };
-  const imageText = (el) => {
+  const imageText = (el) => imageAlt(el) || iconLabel(el);
+  const imageAlt = (el) => {
     if (['img', 'area'].includes(el.localName) || (el.localName === 'input' && el.type === 'image')) {
       return el.getAttribute('alt');
     }
     const image = el.querySelector('img[alt]:not([alt=""])');
-    if (image) return image.getAttribute('alt');
+    return image ? image.getAttribute('alt') : '';
+  };
+  // An icon's own label names what it draws ("left", "delete"), not what pressing it does,
+  // which a tooltip says where there is one (Ant Design labels its icons by their glyphs;
+  // its pagination's item around the arrow is titled "Previous Page").
+  const iconLabel = (el) => {
     const icon = el.querySelector('svg[aria-label], svg title');
     if (icon) return icon.getAttribute('aria-label') || icon.textContent;
     // An icon drawn by CSS names itself to a person's pointer, and to an accessibility tree,
@@ -1159,8 +1165,9 @@
         : fullerTitle(el, kind === 'option' ? optionText(el) : contentText(el))),
       () => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'),
       () => buttonInputText(el),
-      () => imageText(el),
+      () => imageAlt(el),
       () => tooltipOf(el),
+      () => iconLabel(el),
       () => (isFieldKind(kind) ? columnHeader(el) : ''),
       () => (isFieldKind(kind) ? labelBeforeBox(el, kind) : ''),
       () => (isFieldKind(kind) ? dialogTitle(el) : ''),

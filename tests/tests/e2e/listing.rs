@@ -1078,7 +1078,8 @@ async fn a_page_cannot_put_its_own_listing_script_in_place_of_the_workers() {
 /// a placeholder as no value, options a person sees that say only whether they are selected, a
 /// slider's pressable track as no control of its own, days told by their dates and the day,
 /// page and button marked chosen by a class, a name cut short by its title, a button by the
-/// tooltip of the item it alone fills, but not by a tooltip of details.
+/// tooltip of the item it alone fills (before its icon's own label), but not by a tooltip of
+/// details.
 #[tokio::test(flavor = "multi_thread")]
 async fn choices_kits_draw_without_aria_are_read_as_a_person_sees_them() {
     let (site, _dir, worker) = site_and_worker().await;
@@ -1099,20 +1100,21 @@ async fn choices_kits_draw_without_aria_are_read_as_a_person_sees_them() {
             element(9, "clickable", "2026-12-13", "", "(selected)"),
             element(10, "clickable", "2026-12-30", "", ""),
             element(11, "clickable", "2027-01-01", "", ""),
-            element(12, "clickable", "1", "", "(selected)"),
-            element(13, "clickable", "2", "", ""),
-            element(14, "button", "Day", "", ""),
-            element(15, "button", "Week", "", "(selected)"),
-            element(16, "button", "Month", "", ""),
+            element(12, "button", "Previous Page", "", ""),
+            element(13, "clickable", "1", "", "(selected)"),
+            element(14, "clickable", "2", "", ""),
+            element(15, "button", "Day", "", ""),
+            element(16, "button", "Week", "", "(selected)"),
+            element(17, "button", "Month", "", ""),
             element(
-                17,
+                18,
                 "link",
                 "Quarterly report 2026.pdf",
                 &format!("http://{site}/reports/q4"),
                 ""
             ),
-            element(18, "button", "0 Terminals, 0 Kernel sessions", "", ""),
-            element(19, "tab", "Untitled.ipynb", "", "(selected)"),
+            element(19, "button", "0 Terminals, 0 Kernel sessions", "", ""),
+            element(20, "tab", "Untitled.ipynb", "", "(selected)"),
         ]
     );
     worker.stop().await;
