@@ -87,6 +87,10 @@ pub struct Listing {
     /// ("Cancel", "OK") do not say what they answer.
     #[serde(default)]
     pub dialog: Option<OpenDialog>,
+    /// What the page announces as important in view (`role=alert`), each cut short: said
+    /// before the elements, after the dialog.
+    #[serde(default)]
+    pub alerts: Vec<String>,
 }
 
 /// A modal dialog the page shows (a `role=dialog` with `aria-modal`, an `alertdialog`, a modal
@@ -165,6 +169,8 @@ struct PageListing {
     focused: i64,
     #[serde(default)]
     dialog: Option<OpenDialog>,
+    #[serde(default)]
+    alerts: Vec<String>,
 }
 
 impl Listing {
@@ -188,6 +194,7 @@ impl Listing {
             document: page.document,
             focused: page.focused,
             dialog: page.dialog,
+            alerts: page.alerts,
         })
     }
 
@@ -208,6 +215,11 @@ impl Listing {
     /// more a scroll would show.
     pub fn render(&self) -> String {
         let mut lines: Vec<String> = self.dialog.iter().map(OpenDialog::render).collect();
+        lines.extend(
+            self.alerts
+                .iter()
+                .map(|alert| format!("An alert says: \"{}\"", escaped(alert))),
+        );
         lines.extend(self.elements.iter().map(render_element));
         if self.elements.is_empty() {
             lines.push("(no interactive elements in view)".to_string());
@@ -416,11 +428,12 @@ mod tests {
             document: 0.0,
             focused: 0,
             dialog: None,
+            alerts: Vec::new(),
         }
     }
 
     #[test]
-    fn an_open_dialog_is_said_before_the_elements() {
+    fn an_open_dialog_and_the_pages_alerts_are_said_before_the_elements() {
         let mut page = listing(vec![element(1, "button", "OK", "", "")], 0, 0);
         page.dialog = Some(OpenDialog {
             title: "Confirm booking".into(),
@@ -435,6 +448,12 @@ mod tests {
             text: String::new(),
         });
         assert_eq!(page.render(), "A dialog is open.\n[1] button \"OK\"");
+        page.alerts = vec!["Wrong password".into(), "Saved".into()];
+        assert_eq!(
+            page.render(),
+            "A dialog is open.\nAn alert says: \"Wrong password\"\nAn alert says: \"Saved\"\n\
+             [1] button \"OK\""
+        );
     }
 
     #[test]

@@ -336,6 +336,7 @@ pub fn listing_of(elements: &[(&str, &str)]) -> Listing {
         document: 0.0,
         focused: 0,
         dialog: None,
+        alerts: Vec::new(),
     }
 }
 

@@ -5,6 +5,8 @@
   const viewHeight = window.innerHeight;
   const LABEL_LIMIT = 80;
   const DIALOG_TEXT_LIMIT = 300;
+  const ALERT_TEXT_LIMIT = 200;
+  const ALERTS_SAID = 3;
   const VALUE_LIMIT = 40;
   const HREF_LIMIT = 500;
 
@@ -1583,6 +1585,7 @@
   // The modal dialog open in view, the last one opened over the others: its title and what it
   // says beside its controls (an app's "Confirm booking: Ada to Rome on …", "Delete 3 files?"),
   // which its buttons alone ("Cancel", "OK") do not.
+  let dialogBox = null;
   const dialog = readable(() => {
     const open = [document, ...shadowRoots]
       .flatMap((root) => itemsOf(allIn(root, 'dialog, [role="dialog"], [role="alertdialog"]')))
@@ -1592,6 +1595,7 @@
         && visibleByCss(box) && !clippedAway(box));
     const box = open[open.length - 1];
     if (!box) return null;
+    dialogBox = box;
     const labelledBy = (box.getAttribute('aria-labelledby') || '').trim();
     const root = box.getRootNode();
     // What titles it, whose words are its title and not what it says.
@@ -1602,6 +1606,22 @@
     const text = textAround(box, titling || box.ownerDocument.createElement('i'), true);
     return { title: cut(title, LABEL_LIMIT), text: cut(text, DIALOG_TEXT_LIMIT) };
   });
+  // What the page announces as important in view (`role=alert`: a sign-in's "Wrong password",
+  // a toast asking a question), which a screen reader speaks and its buttons alone do not say:
+  // what each says beside its controls, a few at most. One a field's (invalid: …) state
+  // already says, or inside the dialog said above, is not said again.
+  const alerts = readable(() => {
+    const states = elements.map((element) => element.state).join(' ');
+    const said = [];
+    for (const box of [document, ...shadowRoots].flatMap((root) => itemsOf(allIn(root, '[role="alert"]')))) {
+      if (said.length >= ALERTS_SAID) break;
+      if (!overlaps(box.getBoundingClientRect(), { left: 0, top: 0, right: viewWidth, bottom: viewHeight })
+        || !visibleByCss(box) || clippedAway(box) || (dialogBox && within(box, dialogBox))) continue;
+      const text = cut(textAround(box, box.ownerDocument.createElement('i'), true), ALERT_TEXT_LIMIT);
+      if (text && !states.includes(text) && !said.includes(text)) said.push(text);
+    }
+    return said;
+  }) || [];
   // How far the page, and what scrolls under the middle of the view, are scrolled down: a
   // wheel there scrolls them, so `scroll` can say how far it went.
   const scrolled = readable(() => {
@@ -1609,7 +1629,7 @@
     return Math.round(middle ? scrolledAbove(middle) : window.scrollY);
   }) || 0;
   return {
-    url: location.href, title: document.title, elements, above, below, past_max: pastMax, said, scrolled, dialog,
+    url: location.href, title: document.title, elements, above, below, past_max: pastMax, said, scrolled, dialog, alerts,
     // Which document this is: another at the same address is the page loaded again.
     document: performance.timeOrigin,
     focused,

@@ -1119,3 +1119,29 @@ async fn choices_kits_draw_without_aria_are_read_as_a_person_sees_them() {
     );
     worker.stop().await;
 }
+
+/// What a page announces as important in view (role=alert) is said with the listing: a
+/// sign-in's error, a toast's question beside its buttons; not one hidden, nor a field's own
+/// error, which the field's state says.
+#[tokio::test(flavor = "multi_thread")]
+async fn alerts_in_view_are_said_once() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/alerts.html")).await;
+    let (listing, _) = list(b, "p", "alerts", 50).await;
+    assert_eq!(
+        listing.alerts,
+        ["Wrong password. Try again.", "Would you like to get news?"]
+    );
+    assert_eq!(
+        listing.elements[0],
+        element(
+            1,
+            "input",
+            "Email",
+            "",
+            "(empty) (invalid: Enter your email)"
+        )
+    );
+    worker.stop().await;
+}
