@@ -1585,17 +1585,20 @@
   // The modal dialog open in view, the last one opened over the others: its title and what it
   // says beside its controls (an app's "Confirm booking: Ada to Rome on …", "Delete 3 files?"),
   // which its buttons alone ("Cancel", "OK") do not.
-  let dialogBox = null;
-  const dialog = readable(() => {
+  // Shown in the view: what a dialog or an alert must be to be said.
+  const shownInView = (box) => overlaps(box.getBoundingClientRect(), { left: 0, top: 0, right: viewWidth, bottom: viewHeight })
+    && visibleByCss(box) && !clippedAway(box);
+  // What a box says beside its controls, less what titles it.
+  const saysBesideControls = (box, titling) => textAround(box, titling || box.ownerDocument.createElement('i'), true);
+  const dialogBox = readable(() => {
     const open = [document, ...shadowRoots]
       .flatMap((root) => itemsOf(allIn(root, 'dialog, [role="dialog"], [role="alertdialog"]')))
       .filter((box) => (box.getAttribute('aria-modal') === 'true' || box.getAttribute('role') === 'alertdialog'
-          || (box.localName === 'dialog' && box.matches(':modal')))
-        && overlaps(box.getBoundingClientRect(), { left: 0, top: 0, right: viewWidth, bottom: viewHeight })
-        && visibleByCss(box) && !clippedAway(box));
-    const box = open[open.length - 1];
-    if (!box) return null;
-    dialogBox = box;
+          || (box.localName === 'dialog' && box.matches(':modal'))) && shownInView(box));
+    return open[open.length - 1] || null;
+  });
+  const dialog = dialogBox && readable(() => {
+    const box = dialogBox;
     const labelledBy = (box.getAttribute('aria-labelledby') || '').trim();
     const root = box.getRootNode();
     // What titles it, whose words are its title and not what it says.
@@ -1603,9 +1606,8 @@
       || box.querySelector('h1, h2, h3, h4, h5, h6, [role="heading"]');
     const title = collapse(box.getAttribute('aria-label') || (labelledBy && textOfIds(box, labelledBy))
       || (titling && titling.innerText));
-    const text = textAround(box, titling || box.ownerDocument.createElement('i'), true);
-    return { title: cut(title, LABEL_LIMIT), text: cut(text, DIALOG_TEXT_LIMIT) };
-  });
+    return { title: cut(title, LABEL_LIMIT), text: cut(saysBesideControls(box, titling), DIALOG_TEXT_LIMIT) };
+  }) || null;
   // What the page announces as important in view (`role=alert`: a sign-in's "Wrong password",
   // a toast asking a question), which a screen reader speaks and its buttons alone do not say:
   // what each says beside its controls, a few at most. One a field's (invalid: …) state
@@ -1615,9 +1617,8 @@
     const said = [];
     for (const box of [document, ...shadowRoots].flatMap((root) => itemsOf(allIn(root, '[role="alert"]')))) {
       if (said.length >= ALERTS_SAID) break;
-      if (!overlaps(box.getBoundingClientRect(), { left: 0, top: 0, right: viewWidth, bottom: viewHeight })
-        || !visibleByCss(box) || clippedAway(box) || (dialogBox && within(box, dialogBox))) continue;
-      const text = cut(textAround(box, box.ownerDocument.createElement('i'), true), ALERT_TEXT_LIMIT);
+      if (!shownInView(box) || (dialogBox && within(box, dialogBox))) continue;
+      const text = cut(saysBesideControls(box, null), ALERT_TEXT_LIMIT);
       if (text && !states.includes(text) && !said.includes(text)) said.push(text);
     }
     return said;
