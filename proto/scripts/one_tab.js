@@ -34,6 +34,18 @@
     const form = event.target;
     if (form && !sameWindow(form.target)) form.target = '_self';
   }, true);
+  // A popup closing itself (a sign-in window once it answered its opener) is leaving too: its
+  // end reaches the worker a moment after the call, and the settle must not call the popup
+  // quiet in between, or the action's reply would miss that the thread is back on its opener.
+  if (window.opener) {
+    const close = window.close;
+    window.close = function () {
+      Object.defineProperty(window, '__nanomuseLeavingAt', {
+        value: performance.now(), configurable: true, writable: true,
+      });
+      return close.call(window);
+    };
+  }
   // A link, a form or a script about to replace this document says so here at once, while
   // its request may reach the network (and the worker's tracker) only later: `settle` reads
   // the mark so it does not call the page quiet in between. The page may still cancel it.
