@@ -1004,8 +1004,8 @@
   };
   // What a dropdown around a read-only field draws beside it, the field's own value left empty
   // (Element Plus's select: the option chosen, else its placeholder, as a <select> shows its
-  // first option): the words of the box around the field, a few levels out at most, and not a
-  // <label>'s, which hold the dropdown's name.
+  // first option): the words of the box around the field, a few levels out at most, but a
+  // <label>'s, which hold the dropdown's name, and a placeholder its class calls one.
   const drawnChoice = (field) => {
     for (const box of boxesOfChoice(field)) {
       const words = [...drawnPlaceholders(box), ...itemsOf(allIn(box, 'label'))]

@@ -37,12 +37,13 @@
   // A popup closing itself (a sign-in window once it answered its opener) is leaving too: its
   // end reaches the worker a moment after the call, and the settle must not call the popup
   // quiet in between, or the action's reply would miss that the thread is back on its opener.
+  const markLeaving = () => Object.defineProperty(window, '__nanomuseLeavingAt', {
+    value: performance.now(), configurable: true, writable: true,
+  });
   if (window.opener) {
     const close = window.close;
     window.close = function () {
-      Object.defineProperty(window, '__nanomuseLeavingAt', {
-        value: performance.now(), configurable: true, writable: true,
-      });
+      markLeaving();
       return close.call(window);
     };
   }
@@ -53,10 +54,7 @@
     navigation.addEventListener('navigate', (event) => {
       if (event.destination.sameDocument || event.downloadRequest !== null) return;
       queueMicrotask(() => {
-        if (event.defaultPrevented) return;
-        Object.defineProperty(window, '__nanomuseLeavingAt', {
-          value: performance.now(), configurable: true, writable: true,
-        });
+        if (!event.defaultPrevented) markLeaving();
       });
     });
   }
