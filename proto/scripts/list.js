@@ -1592,7 +1592,7 @@
   const saysBesideControls = (box, titling) => textAround(box, titling || box.ownerDocument.createElement('i'), true);
   const dialogBox = readable(() => {
     const open = [document, ...shadowRoots]
-      .flatMap((root) => itemsOf(allIn(root, 'dialog, [role="dialog"], [role="alertdialog"]')))
+      .flatMap((root) => itemsOf(allIn(root, DIALOGS)))
       .filter((box) => (box.getAttribute('aria-modal') === 'true' || box.getAttribute('role') === 'alertdialog'
           || (box.localName === 'dialog' && box.matches(':modal'))) && shownInView(box));
     return open[open.length - 1] || null;
@@ -1611,13 +1611,18 @@
   // What the page announces as important in view (`role=alert`: a sign-in's "Wrong password",
   // a toast asking a question), which a screen reader speaks and its buttons alone do not say:
   // what each says beside its controls, a few at most. One a field's (invalid: …) state
-  // already says, or inside the dialog said above, is not said again.
+  // already says, or inside the dialog said above, is not said again; one the open dialog
+  // (or its backdrop) lies over is the page's under it, which the dialog holds back.
+  const underDialog = (box) => {
+    const { x, y } = tapPoint(box.getBoundingClientRect(), null);
+    return !!coverAt(box, x, y);
+  };
   const alerts = readable(() => {
     const states = elements.map((element) => element.state).join(' ');
     const said = [];
     for (const box of [document, ...shadowRoots].flatMap((root) => itemsOf(allIn(root, '[role="alert"]')))) {
       if (said.length >= ALERTS_SAID) break;
-      if (!shownInView(box) || (dialogBox && within(box, dialogBox))) continue;
+      if (!shownInView(box) || (dialogBox && (within(box, dialogBox) || underDialog(box)))) continue;
       const text = cut(saysBesideControls(box, null), ALERT_TEXT_LIMIT);
       if (text && !states.includes(text) && !said.includes(text)) said.push(text);
     }

@@ -856,7 +856,8 @@ async fn a_dialog_is_said_and_what_it_covers_is_listed_as_covered_and_not_tapped
         format!("http://{site}/fixtures/covered.html"),
     )
     .await;
-    // What the dialog says comes first: its button alone does not say what it accepts.
+    // What the dialog says comes first: its button alone does not say what it accepts. The
+    // shop's alert under it is not said.
     assert!(
         page.text.ends_with(&format!(
             "A dialog is open, \"Cookies\": \"We use cookies.\"\n\
@@ -894,6 +895,14 @@ async fn a_dialog_is_said_and_what_it_covers_is_listed_as_covered_and_not_tapped
     assert!(!answered.text.contains("(covered)"), "{}", answered.text);
     assert!(
         !answered.text.contains("A dialog is open"),
+        "{}",
+        answered.text
+    );
+    // The shop's alert, under the dialog until then, is the page's to say now.
+    assert!(
+        answered
+            .text
+            .contains("An alert says: \"Sale ends today\"\n[1] link \"Cart\""),
         "{}",
         answered.text
     );
