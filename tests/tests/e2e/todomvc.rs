@@ -43,6 +43,14 @@ const BROKEN: &[&str] = &[
     "yui",
 ];
 
+/// Apps that fail now and then by a fault of their own, which Python Playwright meets as often:
+/// one that fails is given a second try, in a thread of its own on an origin of its own (its
+/// stored todos start empty). sammyjs names a todo by 8 random hex digits, and jQuery's
+/// `.data('id')` turns a name that is all decimal digits (about 1 in 48) into a number, which
+/// its toggle then cannot find: the click on the checkbox throws ("Cannot read properties of
+/// undefined"), and the count stays "1 item left".
+const FAILS_AT_RANDOM: &[&str] = &["sammyjs"];
+
 /// The corpus's folder: `$NANOMUSE_TODOMVC`, else where `tests/ensure-todomvc.sh` puts it.
 fn corpus() -> PathBuf {
     let folder = std::env::var_os("NANOMUSE_TODOMVC").map_or_else(
@@ -395,28 +403,36 @@ async fn run_app(
     app: &str,
     site: &std::net::SocketAddr,
 ) -> Run {
-    let url = format!("http://{site}/examples/{app}/index.html");
-    let began = Instant::now();
-    if let Some(first) = first {
-        attempt(tool, app, first).await.unwrap();
-    }
     let patience = if BROKEN.contains(&app) {
         BROKEN_LOOK_AGAIN
     } else {
         LOOK_AGAIN
     };
-    let run = task(tool, app, url, patience).await;
-    let outcome = match &run.failed {
-        None => "pass".to_string(),
-        Some((step, why)) => format!("FAIL at {step}: {why}"),
-    };
-    eprintln!(
-        "{on}: {app:28} {outcome} ({:.1} s)",
-        began.elapsed().as_secs_f64()
-    );
-    // A page left open costs the browser memory and time for the apps after it.
-    let _ = attempt(tool, app, Action::Close(CloseAction {})).await;
-    run
+    let mut site = *site;
+    let mut thread = app.to_string();
+    loop {
+        let url = format!("http://{site}/examples/{app}/index.html");
+        let began = Instant::now();
+        if let Some(first) = first.clone() {
+            attempt(tool, &thread, first).await.unwrap();
+        }
+        let run = task(tool, &thread, url, patience).await;
+        let outcome = match &run.failed {
+            None => "pass".to_string(),
+            Some((step, why)) => format!("FAIL at {step}: {why}"),
+        };
+        eprintln!(
+            "{on}: {thread:28} {outcome} ({:.1} s)",
+            began.elapsed().as_secs_f64()
+        );
+        // A page left open costs the browser memory and time for the apps after it.
+        let _ = attempt(tool, &thread, Action::Close(CloseAction {})).await;
+        if run.failed.is_none() || !FAILS_AT_RANDOM.contains(&app) || thread != app {
+            return run;
+        }
+        site = serve_corpus(corpus(), 1).await[0];
+        thread = format!("{app}-again");
+    }
 }
 
 /// No listing failed, every todo shown had its checkbox named by it, and every app not
