@@ -1261,18 +1261,45 @@
   // with no ARIA: a pagination's page (Ant Design's `ant-pagination-item-active`), a group's
   // button (Bootstrap's `active`, Bokeh's `bk-active`), a calendar's day, a filter's link in
   // the item it alone fills (TodoMVC's `<li><a class="selected">`), the mark on either.
-  const CHOSEN_CLASS = /^(?:.*[-_])?(?:active|selected|current|checked)$/i;
+  // A class of that form may name instead: Flask-Admin's cells and headers carry their
+  // column's name (`col-name`, `col-email`, `col-active`), so the column "active" is no chosen
+  // one. A class is such a name where the peers (at its level) that carry a class of its prefix
+  // carry one each, each another, and so does it; a state is added beside a name
+  // (`ant-pagination-item-3 ant-pagination-item-active`) or shared (`tab-inactive` on the rest).
+  const CHOSEN_CLASS = /^(.*[-_])?(?:active|selected|current|checked)$/i;
   const chosenByClass = (el) => {
-    const marked = (node, depth) => itemsOf(node.classList || []).some((token) => CHOSEN_CLASS.test(token))
-      || (depth > 0 && node.children.length === 1 && marked(node.children[0], depth - 1));
+    const classesOf = (node) => itemsOf((node && node.classList) || []);
+    const names = (token, node, level) => {
+      const prefix = CHOSEN_CLASS.exec(token)[1];
+      if (!prefix) return false;
+      const withPrefix = (peer) => classesOf(peer).filter((other) => other.startsWith(prefix));
+      if (withPrefix(node).length !== 1) return false;
+      const others = level.filter((peer) => peer && peer !== node).map(withPrefix).filter((found) => found.length);
+      return others.length >= 2 && others.every((found) => found.length === 1)
+        && new Set(others.map((found) => found[0])).size === others.length;
+    };
+    // Whether each of `level` (the peers, or the children they alone hold, `depth` levels
+    // down) is marked chosen, at its level or below.
+    const marks = (level, depth) => {
+      const here = level.map((node) => classesOf(node)
+        .some((token) => CHOSEN_CLASS.test(token) && !names(token, node, level)));
+      if (depth === 0) return here;
+      const below = marks(level.map((node) => (node && node.children.length === 1 ? node.children[0] : null)), depth - 1);
+      return here.map((marked, i) => marked || below[i]);
+    };
+    const anyMark = (node, depth) => classesOf(node).some((token) => CHOSEN_CLASS.test(token))
+      || (depth > 0 && node.children.length === 1 && anyMark(node.children[0], depth - 1));
     let item = el;
     let depth = 0;
     for (; depth < 2 && item.parentElement && item.parentElement.children.length === 1; depth += 1) {
       item = item.parentElement;
     }
-    if (!item.parentElement || !marked(item, depth)) return false;
+    // The peers are looked at only for an item that carries such a class (a list of 2000).
+    if (!item.parentElement || !anyMark(item, depth)) return false;
     const peers = itemsOf(item.parentElement.children).filter((peer) => peer.localName === item.localName);
-    return peers.length >= 2 && peers.filter((peer) => marked(peer, depth)).length === 1;
+    if (peers.length < 2) return false;
+    const marked = marks(peers, depth);
+    return marked[peers.indexOf(item)] && marked.filter(Boolean).length === 1;
   };
   const stateOf = (el, kind) => {
     const tag = el.localName;

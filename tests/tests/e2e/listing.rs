@@ -1079,7 +1079,7 @@ async fn a_page_cannot_put_its_own_listing_script_in_place_of_the_workers() {
 /// slider's pressable track as no control of its own, days told by their dates and the day,
 /// page and button marked chosen by a class, a name cut short by its title, a button by the
 /// tooltip of the item it alone fills (before its icon's own label), but not by a tooltip of
-/// details.
+/// details; a column named "active" by a class of its cells (Flask-Admin's) is no chosen one.
 #[tokio::test(flavor = "multi_thread")]
 async fn choices_kits_draw_without_aria_are_read_as_a_person_sees_them() {
     let (site, _dir, worker) = site_and_worker().await;
@@ -1115,6 +1115,28 @@ async fn choices_kits_draw_without_aria_are_read_as_a_person_sees_them() {
             ),
             element(19, "button", "0 Terminals, 0 Kernel sessions", "", ""),
             element(20, "tab", "Untitled.ipynb", "", "(selected)"),
+            element(
+                21,
+                "link",
+                "Sort by Name",
+                &format!("http://{site}/users?sort=0"),
+                ""
+            ),
+            element(
+                22,
+                "link",
+                "Sort by Active",
+                &format!("http://{site}/users?sort=1"),
+                ""
+            ),
+            element(
+                23,
+                "link",
+                "Sort by Joined",
+                &format!("http://{site}/users?sort=2"),
+                ""
+            ),
+            element(24, "button", "Yes", "", ""),
         ]
     );
     worker.stop().await;
