@@ -74,6 +74,15 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
     );
     let n = action.n;
     let text = action.text;
+    // A list that opened as the text was typed is one whose options were not listed before
+    // (Select2's, which says nothing of being open): a list that was already there was not
+    // opened by it.
+    let listed_before = |option: &ListedElement| {
+        listing
+            .iter()
+            .flat_map(|l| &l.elements)
+            .any(|e| e.kind == "option" && e.label.trim().eq_ignore_ascii_case(option.label.trim()))
+    };
     ctx.after_change_told(format!("Typed into {named}"), |listing| {
         // The field as listed now, by its number and its name: left empty by the text, which
         // the page (or the field's kind) refused.
@@ -86,19 +95,19 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
                 "{typed}, but it is still empty: {}.",
                 what_it_takes(&field.kind)
             ),
-            Some(field) if field.state.contains("(expanded)") => {
-                match option_named(listing, &text) {
-                    Some(option) => format!(
+            Some(field) => match option_named(listing, &text) {
+                Some(option) if field.state.contains("(expanded)") || !listed_before(option) => {
+                    format!(
                         "{typed}; the list it opened offers [{}] {}: click {} to choose it \
                          (typing alone chooses nothing there).",
                         option.n,
                         quoted(&option.label),
                         option.n
-                    ),
-                    None => format!("{typed}."),
+                    )
                 }
-            }
-            _ => format!("{typed}."),
+                _ => format!("{typed}."),
+            },
+            None => format!("{typed}."),
         }
     })
     .await
@@ -422,6 +431,48 @@ mod tests {
         let (reply, _) = h.ok(type_into(2, "")).await;
         assert!(
             reply.text.starts_with("Typed 0 characters into 'Tags'.\n"),
+            "{}",
+            reply.text
+        );
+    }
+
+    #[tokio::test]
+    async fn a_list_the_text_opened_names_its_option_to_click_though_the_field_says_nothing() {
+        let page = FakePage::new(
+            "https://x.example/user",
+            "User",
+            &[("input", "Posts"), ("option", "Paris"), ("button", "Save")],
+        );
+        let h = Harness::showing(&page);
+        h.list_first().await;
+        // Select2's search field: no aria-expanded, its list drawn once typed into.
+        let typed_into = page.clone();
+        h.backend.on::<TypeRequest>(move |_| {
+            typed_into.set(
+                "https://x.example/user",
+                "User",
+                &[
+                    ("input", "Posts"),
+                    ("option", "Paris"),
+                    ("option", "Post number 3"),
+                    ("button", "Save"),
+                ],
+            );
+            Ok(Default::default())
+        });
+        let (reply, _) = h.ok(type_into(1, "post number 3")).await;
+        assert!(
+            reply.text.starts_with(
+                "Typed 13 characters into 'Posts'; the list it opened offers [3] 'Post number \
+                 3': click 3 to choose it (typing alone chooses nothing there).\n"
+            ),
+            "{}",
+            reply.text
+        );
+        // An option listed before the typing is not one the typing opened.
+        let (reply, _) = h.ok(type_into(1, "Paris")).await;
+        assert!(
+            reply.text.starts_with("Typed 5 characters into 'Posts'.\n"),
             "{}",
             reply.text
         );
