@@ -1030,6 +1030,35 @@
   // Plus draws the option chosen in its placeholder's box too, marked as the selected item.)
   const drawnPlaceholders = (box) => itemsOf(allIn(box, '[class*="placeholder" i]'))
     .filter((shown) => !/selected|chosen/i.test(shown.getAttribute('class')));
+  // What a tag field has chosen: the items it draws in its box before its own text field,
+  // each some words and a control of no words to remove it (Select2 3's multiple choice, its ×
+  // an empty link; Tom Select's ×). The field's own text is only what filters its list;
+  // empty, it would say nothing was chosen.
+  const REMOVER = 'a, button, [role="button"], [class*="remove" i], [class*="close" i], [class*="delete" i]';
+  const chipsBefore = (field) => {
+    for (const box of boxesOfChoice(field)) {
+      // The box's children before the one holding the field, each a chip if it holds some
+      // words and one such control (small ones only: not a whole menu before a search box).
+      const chips = [];
+      for (const item of itemsOf(box.children)) {
+        if (item.contains(field)) break;
+        if (item.getElementsByTagName('*').length > 12 || !visibleByCss(item)) continue;
+        // (The outermost: an icon inside the control may be classed "close" too.)
+        const removers = itemsOf(item.querySelectorAll(REMOVER))
+          .filter((remover, _, all) => !all.some((other) => other !== remover && other.contains(remover))
+            && /^[×✕✖x]?$/i.test(collapse(remover.innerText)) && visibleByCss(remover));
+        if (removers.length !== 1) continue;
+        // Less the control's ×, drawn at either end.
+        const mark = collapse(removers[0].innerText);
+        let words = collapse(item.innerText);
+        if (mark && words.endsWith(mark)) words = words.slice(0, -mark.length).trim();
+        else if (mark && words.startsWith(mark)) words = words.slice(mark.length).trim();
+        if (words) chips.push(words);
+      }
+      if (chips.length) return chips.join(', ');
+    }
+    return '';
+  };
   // What a combobox that filters as one types shows under its field once an option is chosen
   // and the field emptied (Ant Design's select with search): the words drawn where the field
   // is, a few boxes out at most, but a placeholder and a label (a floating one lies there too).
@@ -1340,6 +1369,7 @@
     } else if (kind === 'input' || kind.startsWith('input:') || kind === 'textarea' || kind === 'editable') {
       let value = tag === 'input' || tag === 'textarea' ? el.value : el.innerText.trim();
       if (editors.has(el)) value = editorText(editors.get(el));
+      if (!value && tag === 'input') value = chipsBefore(el);
       if (!value && tag === 'input' && el.getAttribute('role') === 'combobox') value = drawnUnder(el);
       // Every chosen file's name (value holds the first one's only, behind a fake path).
       if (el.type === 'file') value = itemsOf(el.files || []).map((file) => file.name).join(', ');

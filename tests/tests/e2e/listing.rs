@@ -956,20 +956,34 @@ async fn elements_listed_alike_are_told_apart_by_their_rows() {
 }
 
 /// A list box (`multiple`, Django's filter_horizontal) says what is chosen in it, and when
-/// nothing is, what it holds: "(empty)" would say it has no options.
+/// nothing is, what it holds: "(empty)" would say it has no options. A tag field (Select2's,
+/// Tom Select's) says the items it chose, drawn in its box before its empty text field; words
+/// and a link beside a field that are no such items (a unit, a hint) are no value of it.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_list_box_says_what_is_chosen_and_what_it_holds() {
+async fn a_list_box_or_a_tag_field_says_what_is_chosen_in_it() {
     let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     open_at(b, "p", format!("http://{site}/fixtures/tags.html")).await;
     let (listing, _) = list(b, "p", "tags", 50).await;
-    let states: Vec<&str> = listing.elements.iter().map(|e| e.state.as_str()).collect();
+    let fields: Vec<(&str, &str)> = listing
+        .elements
+        .iter()
+        .filter(|e| e.kind == "select" || e.kind == "input")
+        .map(|e| (e.label.as_str(), e.state.as_str()))
+        .collect();
     assert_eq!(
-        states,
+        fields,
         [
-            "(none chosen of 6 options: award, classic, rare, old, new, …)",
-            "= \"fiction\" (of 2 options)",
-            "(no options)",
+            (
+                "Available",
+                "(none chosen of 6 options: award, classic, rare, old, new, …)"
+            ),
+            ("Chosen", "= \"fiction\" (of 2 options)"),
+            ("None", "(no options)"),
+            ("Posts", "= \"Post number 3, Post number 7\""),
+            ("Cities", "= \"Rome\""),
+            ("Amount", "(empty)"),
+            ("Code", "(empty)"),
         ]
     );
     worker.stop().await;
