@@ -1447,13 +1447,16 @@
     const label = hit.closest && hit.closest('label');
     return label && label.control === target ? null : hit;
   };
-  // A cover said in a few words: its dialog's text, or its own.
+  // A cover said in a few words: its dialog's text, its open popup's (a date picker's
+  // calendar, its month and days, not the one day "9" that lies over a button), or its own.
   const DIALOGS = 'dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]';
   const describe = (hit) => {
     // A backdrop is often the dialog's sibling, not inside it (Shoelace's, Ionic's): the
     // dialog beside it is what covers.
     const beside = () => itemsOf(allIn(hit.parentNode, DIALOGS)).find((dialog) => visibleByCss(dialog));
-    const cover = (hit.closest && hit.closest(DIALOGS)) || (hit.parentNode && readable(beside)) || hit;
+    const popup = popups.find(({ box }) => within(hit, box));
+    const cover = (hit.closest && hit.closest(DIALOGS)) || (hit.parentNode && readable(beside))
+      || (popup && popup.box) || hit;
     // Its words as the page wrote them (not upper-cased by CSS), as elements are named.
     const words = collapse(readable(() => wordsOf(cover))) || collapse(readable(() => labelOf(cover, '')));
     return words ? cut(words, LABEL_LIMIT) : '<' + cover.localName + '>';

@@ -749,8 +749,9 @@ impl Ctx<'_> {
             ))),
             Resolved::Covered { by } => Err(ControllerError::Conflict(format!(
                 "element {n} is covered: a tap on it would press what lies over it ({}); \
-                 close or answer that first (key Escape closes an open list or menu; a dialog's \
-                 button, a banner's close), then look again",
+                 close or answer that first (key Escape closes an open list or menu, a click on \
+                 another field most pickers; a dialog's button, a banner's close), then look \
+                 again",
                 quoted(&by)
             ))),
         }

@@ -1015,8 +1015,8 @@ async fn what_a_box_clips_away_is_not_listed_and_what_escapes_it_is() {
 }
 
 /// An open dropdown's list floats over what is laid out under it: what lies under it is listed
-/// covered (a tap there would choose an option), its options and what is beside it are not. A
-/// multiple choice's chips are read apart.
+/// covered (a tap there would choose an option), its options and what is beside it are not; a
+/// tap there is refused naming the list. A multiple choice's chips are read apart.
 #[tokio::test(flavor = "multi_thread")]
 async fn what_an_open_dropdown_floats_over_is_listed_covered_and_chips_are_read_apart() {
     let (site, _dir, worker) = site_and_worker().await;
@@ -1047,6 +1047,22 @@ async fn what_an_open_dropdown_floats_over_is_listed_covered_and_chips_are_read_
             "{expected:?} in {seen:#?}"
         );
     }
+    // A tap on a cell under the list is refused saying what covers it: the open list, not the
+    // one option that lies over the cell's middle.
+    let south = listing
+        .elements
+        .iter()
+        .find(|e| e.kind == "clickable" && e.label == "South")
+        .unwrap()
+        .n;
+    let arg = json!({"listing_id": "popup", "n": south, "tap": true});
+    let raw = eval(b, "p", RESOLVE_JS, arg).await;
+    assert_eq!(
+        nanomuse_controller::listing::parse_resolved(serde_json::from_str(&raw).unwrap()).unwrap(),
+        Resolved::Covered {
+            by: "North South East".into()
+        }
+    );
     worker.stop().await;
 }
 
