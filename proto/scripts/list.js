@@ -1457,8 +1457,11 @@
     const popup = popups.find(({ box }) => within(hit, box));
     const cover = (hit.closest && hit.closest(DIALOGS)) || (hit.parentNode && readable(beside))
       || (popup && popup.box) || hit;
-    // Its words as the page wrote them (not upper-cased by CSS), as elements are named.
-    const words = collapse(readable(() => wordsOf(cover))) || collapse(readable(() => labelOf(cover, '')));
+    // Its words as the page wrote them (not upper-cased by CSS), as elements are named; a
+    // <select> in a popup (a calendar's month) by what it shows, not its every option.
+    const shown = () => itemsOf(allIn(cover, 'select')).reduce((text, select) => text.replace(select.innerText,
+      ` ${select.selectedOptions[0] ? select.selectedOptions[0].text : ''} `), wordsOf(cover));
+    const words = collapse(readable(shown)) || collapse(readable(() => labelOf(cover, '')));
     return words ? cut(words, LABEL_LIMIT) : '<' + cover.localName + '>';
   };
   // What a listing marks covered lies under something fixed over the view's middle (a dialog's

@@ -1047,8 +1047,8 @@ async fn what_an_open_dropdown_floats_over_is_listed_covered_and_chips_are_read_
             "{expected:?} in {seen:#?}"
         );
     }
-    // A tap on a cell under the list is refused saying what covers it: the open list, not the
-    // one option that lies over the cell's middle.
+    // A tap on a cell under the list is refused saying what covers it: the open list (its
+    // <select> by the year it shows), not the one option that lies over the cell's middle.
     let south = listing
         .elements
         .iter()
@@ -1060,7 +1060,7 @@ async fn what_an_open_dropdown_floats_over_is_listed_covered_and_chips_are_read_
     assert_eq!(
         nanomuse_controller::listing::parse_resolved(serde_json::from_str(&raw).unwrap()).unwrap(),
         Resolved::Covered {
-            by: "North South East".into()
+            by: "2026 North South East".into()
         }
     );
     worker.stop().await;
