@@ -1680,10 +1680,14 @@
     const { x, y } = tapPoint(box.getBoundingClientRect(), null);
     return !!coverAt(box, x, y);
   };
+  // Besides role=alert, the boxes the two common conventions mark as messages by class
+  // alone: Bootstrap's `.alert` (Flask-Admin's "Record was successfully saved.") and the
+  // messages framework's list in Django's admin (`.messagelist`'s items).
+  const ALERTS = '[role="alert"], .alert, .messagelist > li';
   const alerts = readable(() => {
     const states = elements.map((element) => element.state).join(' ');
     const said = [];
-    for (const box of [document, ...shadowRoots].flatMap((root) => itemsOf(allIn(root, '[role="alert"]')))) {
+    for (const box of [document, ...shadowRoots].flatMap((root) => itemsOf(allIn(root, ALERTS)))) {
       if (said.length >= ALERTS_SAID) break;
       if (!shownInView(box) || (dialogBox && (within(box, dialogBox) || underDialog(box)))) continue;
       const text = cut(saysBesideControls(box, null), ALERT_TEXT_LIMIT);
