@@ -829,8 +829,13 @@
       if (otherFields(node, el).length > 0) return '';
       // A table row's words include its links, which often name its item (Django's
       // changelist: the object's name), not its other buttons.
-      const text = node.matches && node.matches('tr, [role="row"]') ? rowWords(node, el)
+      const around = node.matches && node.matches('tr, [role="row"]') ? rowWords(node, el)
         : textAround(node, el, true) || textAround(node, el, false);
+      // What another dropdown drawn in the box shows is its value, not this field's name
+      // (Flask-Admin's filter row: "Active", then its operation "equals" and its value "Yes",
+      // each a Select2 box).
+      const text = [...standInFor.keys()].filter((box) => box !== el && node.contains(box))
+        .reduce((words, box) => words.replace(collapse(box.innerText), ' '), around);
       // Marks on their own (the "|" between a date field's "Today" and calendar links) are
       // no words: left out, and where nothing else is, a box further out may name it.
       const words = withoutMarks(text);

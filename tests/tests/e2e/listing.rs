@@ -1207,3 +1207,29 @@ async fn alerts_in_view_are_said_once() {
     );
     worker.stop().await;
 }
+
+/// A dropdown the page drew anew over its hidden <select> (Select2 3's) and named by the words
+/// of its row is not named by what the row's other dropdowns show: Flask-Admin's filter row
+/// reads "Active", then its operation and its value, not "Active Yes".
+#[tokio::test(flavor = "multi_thread")]
+async fn a_field_named_by_its_row_is_not_named_by_what_its_other_dropdowns_show() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/filters.html")).await;
+    let (listing, _) = list(b, "p", "filters", 50).await;
+    let seen: Vec<String> = listing
+        .elements
+        .iter()
+        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "link \"× Active\" ",
+            "select \"Active\" = \"equals\"",
+            "select \"Active\" = \"Yes\"",
+            "button \"Apply\" ",
+        ]
+    );
+    worker.stop().await;
+}
