@@ -740,12 +740,12 @@
 
   // Text a person sees, inside `container` but not inside `field`; with `plain`, not inside
   // another control either (a row's "Edit" button does not name its checkbox).
-  const textAround = (container, field, plain) => {
+  const textAround = (container, field, plain, besides = 'select, textarea, script, style, template') => {
     const walker = container.ownerDocument.createTreeWalker(container, NodeFilter.SHOW_TEXT);
     let text = '';
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
-      if (!parent || field.contains(node) || parent.closest('select, textarea, script, style, template')) continue;
+      if (!parent || field.contains(node) || parent.closest(besides)) continue;
       if (plain) {
         const control = parent.closest(CONTROLS);
         if (control && container.contains(control)) continue;
@@ -1656,8 +1656,10 @@
   // Shown in the view: what a dialog or an alert must be to be said.
   const shownInView = (box) => overlaps(box.getBoundingClientRect(), { left: 0, top: 0, right: viewWidth, bottom: viewHeight })
     && visibleByCss(box) && !clippedAway(box);
-  // What a box says beside its controls, less what titles it.
-  const saysBesideControls = (box, titling) => textAround(box, titling || box.ownerDocument.createElement('i'), true);
+  // What a box says beside its controls, less what titles it and its fields' labels (a form
+  // in a dialog, Flask-Admin's "Create New Record": the fields listed say those).
+  const saysBesideControls = (box, titling) => textAround(box, titling || box.ownerDocument.createElement('i'), true,
+    'select, textarea, script, style, template, label');
   const dialogBox = readable(() => {
     const open = [document, ...shadowRoots]
       .flatMap((root) => itemsOf(allIn(root, DIALOGS)))

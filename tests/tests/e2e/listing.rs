@@ -1233,3 +1233,22 @@ async fn a_field_named_by_its_row_is_not_named_by_what_its_other_dropdowns_show(
     );
     worker.stop().await;
 }
+
+/// A modal dialog holding a form is said by its title and its note, not by its fields' labels,
+/// which the fields listed under it say (Flask-Admin's "Create New Record" read "Name * Email
+/// * Role Role Active Joined Posts Posts").
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dialog_holding_a_form_is_said_without_its_fields_labels() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/formdialog.html")).await;
+    let (listing, _) = list(b, "p", "formdialog", 50).await;
+    assert_eq!(
+        listing.dialog,
+        Some(nanomuse_controller::listing::OpenDialog {
+            title: "Create New Record".into(),
+            text: "Fields marked * are required.".into(),
+        })
+    );
+    worker.stop().await;
+}
