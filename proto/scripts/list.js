@@ -1157,13 +1157,16 @@
   };
   // An element's tooltip that says what its words say and more names it: a calendar's day
   // "13" titled "2026-12-13" (Ant Design's), a name cut short ("Quarterly rep…") titled in
-  // full. A tooltip that says something else (a hint, a shortcut) does not.
+  // full, an arrow "›" titled "Next Page". A tooltip that says something else (a hint, a
+  // shortcut) does not.
   const fullerTitle = (el, text) => {
     // One line, of a name's length: not a tooltip of details (JupyterLab's tab: its file's
     // name, path and times, a line each).
     const tooltip = tooltipOf(el);
     const title = collapse(tooltip);
     if (!text || title.length <= text.length || title.length > LABEL_LIMIT || /[\r\n]/.test(tooltip)) return text;
+    // A mark of no words ("›", "«", "×") says less than its tooltip ("Next Page").
+    if (!/[\p{L}\p{N}]/u.test(text)) return title;
     const cutShort = text.replace(/(?:…|\.\.\.)$/, '');
     if (cutShort !== text) return cutShort && title.startsWith(cutShort) ? title : text;
     // As a word of it; a number also written with leading zeros ("1" in "2026-12-01").
@@ -1335,6 +1338,18 @@
     const marked = marks(peers, depth);
     return marked[peers.indexOf(item)] && marked.filter(Boolean).length === 1;
   };
+  // A control marked disabled by a class alone, its own or that of the item it alone fills
+  // (Bootstrap's pagination: `<li class="page-item disabled"><a>«</a>` on the first page;
+  // Ant Design's `ant-pagination-disabled`). Not a field's: its class may be only a look, and
+  // typing into a field said disabled is refused.
+  const DISABLED_CLASS = /^(?!(?:not|non|no)[-_])(?:.*[-_])?disabled$/i;
+  const disabledByClass = (el) => {
+    for (let node = el, depth = 0; node && depth < 3; node = node.parentElement, depth += 1) {
+      if (depth > 0 && node.children.length !== 1) break;
+      if (itemsOf(node.classList || []).some((token) => DISABLED_CLASS.test(token))) return true;
+    }
+    return false;
+  };
   const stateOf = (el, kind) => {
     const tag = el.localName;
     const role = (el.getAttribute('role') || '').toLowerCase();
@@ -1403,7 +1418,8 @@
     } else if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') {
       parts.push(el.parentElement.open ? '(expanded)' : '(collapsed)');
     }
-    if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') parts.push('(disabled)');
+    if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true'
+      || (!isFieldKind(kind) && !el.hasAttribute('aria-disabled') && disabledByClass(el))) parts.push('(disabled)');
     // A field that takes no typing, filled by the page from a picker it opens (flatpickr's date
     // field, as Panel draws it) or by its own code.
     else if ((kind.startsWith('input') || kind === 'textarea' || kind === 'editable')

@@ -1107,7 +1107,8 @@ async fn a_page_cannot_put_its_own_listing_script_in_place_of_the_workers() {
 /// Design's and Bootstrap's): the option drawn under a search field emptied once it was chosen,
 /// a placeholder as no value, options a person sees that say only whether they are selected, a
 /// slider's pressable track as no control of its own, days told by their dates and the day,
-/// page and button marked chosen by a class, a name cut short by its title, a button by the
+/// page and button marked chosen by a class, a page's arrow marked disabled by a class, a name
+/// cut short by its title, a button by the
 /// tooltip of the item it alone fills (before its icon's own label), but not by a tooltip of
 /// details; a column named "active" by a class of its cells (Flask-Admin's) is no chosen one.
 #[tokio::test(flavor = "multi_thread")]
@@ -1133,40 +1134,41 @@ async fn choices_kits_draw_without_aria_are_read_as_a_person_sees_them() {
             element(12, "button", "Previous Page", "", ""),
             element(13, "clickable", "1", "", "(selected)"),
             element(14, "clickable", "2", "", ""),
-            element(15, "button", "Day", "", ""),
-            element(16, "button", "Week", "", "(selected)"),
-            element(17, "button", "Month", "", ""),
+            element(15, "button", "Next Page", "", "(disabled)"),
+            element(16, "button", "Day", "", ""),
+            element(17, "button", "Week", "", "(selected)"),
+            element(18, "button", "Month", "", ""),
             element(
-                18,
+                19,
                 "link",
                 "Quarterly report 2026.pdf",
                 &format!("http://{site}/reports/q4"),
                 ""
             ),
-            element(19, "button", "0 Terminals, 0 Kernel sessions", "", ""),
-            element(20, "tab", "Untitled.ipynb", "", "(selected)"),
+            element(20, "button", "0 Terminals, 0 Kernel sessions", "", ""),
+            element(21, "tab", "Untitled.ipynb", "", "(selected)"),
             element(
-                21,
+                22,
                 "link",
                 "Sort by Name",
                 &format!("http://{site}/users?sort=0"),
                 ""
             ),
             element(
-                22,
+                23,
                 "link",
                 "Sort by Active",
                 &format!("http://{site}/users?sort=1"),
                 ""
             ),
             element(
-                23,
+                24,
                 "link",
                 "Sort by Joined",
                 &format!("http://{site}/users?sort=2"),
                 ""
             ),
-            element(24, "button", "Yes", "", ""),
+            element(25, "button", "Yes", "", ""),
         ]
     );
     worker.stop().await;
