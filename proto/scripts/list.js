@@ -1039,11 +1039,14 @@
   // each some words and a control of no words to remove it (Select2 3's multiple choice, its ×
   // an empty link; Tom Select's ×). The field's own text is only what filters its list;
   // empty, it would say nothing was chosen.
+  const CHIPS_MOST = 50;
   const REMOVER = 'a, button, [role="button"], [class*="remove" i], [class*="close" i], [class*="delete" i]';
   const chipsBefore = (field) => {
     for (const box of boxesOfChoice(field)) {
       // The box's children before the one holding the field, each a chip if it holds some
-      // words and one such control (small ones only: not a whole menu before a search box).
+      // words and one such control (small ones only: not a whole menu before a search box; a
+      // box of many is no tag field's).
+      if (box.children.length > CHIPS_MOST) break;
       const chips = [];
       for (const item of itemsOf(box.children)) {
         if (item.contains(field)) break;

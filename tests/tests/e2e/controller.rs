@@ -1172,7 +1172,7 @@ async fn a_popup_is_the_threads_page_until_it_closes_and_its_opener_is_kept_as_i
         // Hands an author over and closes itself 300 ms later, as a sign-in window does.
         ("Continue as Ursula K. Le Guin", "Ursula K. Le Guin"),
     ] {
-        let popup = click(&mut tool, "p", element(&book, "+")).await;
+        let popup = click(&mut tool, "p", element(&book, "Add another author")).await;
         assert!(
             popup.url.ends_with("windows.html?popup=1"),
             "{}",
@@ -1180,7 +1180,7 @@ async fn a_popup_is_the_threads_page_until_it_closes_and_its_opener_is_kept_as_i
         );
         assert!(
             popup.text.starts_with(&format!(
-                "Clicked '+' → now at {} (Add author) It is a window the page opened (a popup)",
+                "Clicked 'Add another author' → now at {} (Add author) It is a window the page opened (a popup)",
                 popup.url
             )),
             "{}",
@@ -1234,7 +1234,7 @@ async fn a_popup_is_the_threads_page_until_it_closes_and_its_opener_is_kept_as_i
     // so it closes too, and the thread is back on the book's form. (Whether the click's own
     // reply already tells it depends on how soon Chromium closes the window behind: a settle
     // that found the nested page quiet first answers there.)
-    let popup = click(&mut tool, "p", element(&book, "+")).await;
+    let popup = click(&mut tool, "p", element(&book, "Add another author")).await;
     let nested = click(&mut tool, "p", element(&popup, "Nested")).await;
     assert_eq!(nested.title, "Nested", "{}", nested.text);
     click(&mut tool, "p", element(&nested, "Close the window behind")).await;

@@ -481,7 +481,11 @@ where
             ..Default::default()
         })
     };
-    let popup = act("click + (a popup)", click(element(&book, "+"))).await;
+    let popup = act(
+        "click + (a popup)",
+        click(element(&book, "Add another author")),
+    )
+    .await;
     assert!(
         popup
             .text
@@ -512,7 +516,11 @@ where
         "{thread} on {backend}: {}",
         saved.text
     );
-    act("click + again", click(element(&saved, "+"))).await;
+    act(
+        "click + again",
+        click(element(&saved, "Add another author")),
+    )
+    .await;
     let back = act("back closes the popup", Action::Back(BackAction {})).await;
     assert_eq!(
         back.title, "Add book",
@@ -521,7 +529,11 @@ where
     );
     // A sign-in window's way: it hands over and closes itself a moment later, which the
     // click's reply waits for.
-    let consent = act("click + once more", click(element(&back, "+"))).await;
+    let consent = act(
+        "click + once more",
+        click(element(&back, "Add another author")),
+    )
+    .await;
     let continued = act(
         "click Continue as (the popup closes 300 ms later)",
         click(element(&consent, "Continue as Ursula K. Le Guin")),

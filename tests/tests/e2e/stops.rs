@@ -354,7 +354,7 @@ async fn a_restart_on_a_popup_brings_the_thread_back_on_its_opener() {
     let (child, mut tool) = start_serve(&data).await;
     for restart_on_the_popup in [false, true] {
         let book = acted(&mut tool, act("pop", navigate(book_url.clone()))).await;
-        let popup = acted(&mut tool, click(element(&book, "+"))).await;
+        let popup = acted(&mut tool, click(element(&book, "Add another author"))).await;
         assert!(popup.url.ends_with("?popup=1"), "{}", popup.text);
         if !restart_on_the_popup {
             let name = element(&popup, "Name");
