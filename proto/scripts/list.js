@@ -1303,26 +1303,36 @@
   // the item it alone fills (TodoMVC's `<li><a class="selected">`), the mark on either.
   // A class of that form may name instead: Flask-Admin's cells and headers carry their
   // column's name (`col-name`, `col-email`, `col-active`), so the column "active" is no chosen
-  // one. A class is such a name where the peers (at its level) that carry a class of its prefix
-  // carry one each, each another, and so does it; a state is added beside a name
+  // one. A class is such a name where the peers (at its level) that carry a class of its
+  // prefix, three at least, carry one each, each another; a state is added beside a name
   // (`ant-pagination-item-3 ant-pagination-item-active`) or shared (`tab-inactive` on the rest).
   const CHOSEN_CLASS = /^(.*[-_])?(?:active|selected|current|checked)$/i;
   const chosenByClass = (el) => {
     const classesOf = (node) => itemsOf((node && node.classList) || []);
-    const names = (token, node, level) => {
+    // Whether the peers of `level` name themselves by classes of `prefix`, one each, each
+    // another (looked at once per level and prefix: a list of 2000 may all carry one).
+    const namingSchemes = new Map();
+    const namesWith = (prefix, level) => {
+      const key = level;
+      if (!namingSchemes.has(key)) namingSchemes.set(key, new Map());
+      const schemes = namingSchemes.get(key);
+      if (!schemes.has(prefix)) {
+        const found = level.map((peer) => classesOf(peer).filter((other) => other.startsWith(prefix)))
+          .filter((tokens) => tokens.length);
+        schemes.set(prefix, found.length >= 3 && found.every((tokens) => tokens.length === 1)
+          && new Set(found.map((tokens) => tokens[0])).size === found.length);
+      }
+      return schemes.get(prefix);
+    };
+    const names = (token, level) => {
       const prefix = CHOSEN_CLASS.exec(token)[1];
-      if (!prefix) return false;
-      const withPrefix = (peer) => classesOf(peer).filter((other) => other.startsWith(prefix));
-      if (withPrefix(node).length !== 1) return false;
-      const others = level.filter((peer) => peer && peer !== node).map(withPrefix).filter((found) => found.length);
-      return others.length >= 2 && others.every((found) => found.length === 1)
-        && new Set(others.map((found) => found[0])).size === others.length;
+      return !!prefix && namesWith(prefix, level);
     };
     // Whether each of `level` (the peers, or the children they alone hold, `depth` levels
     // down) is marked chosen, at its level or below.
     const marks = (level, depth) => {
       const here = level.map((node) => classesOf(node)
-        .some((token) => CHOSEN_CLASS.test(token) && !names(token, node, level)));
+        .some((token) => CHOSEN_CLASS.test(token) && !names(token, level)));
       if (depth === 0) return here;
       const below = marks(level.map((node) => (node && node.children.length === 1 ? node.children[0] : null)), depth - 1);
       return here.map((marked, i) => marked || below[i]);
