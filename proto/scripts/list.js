@@ -749,6 +749,11 @@
       if (plain) {
         const control = parent.closest(CONTROLS);
         if (control && container.contains(control)) continue;
+      } else {
+        // The options of a list beside the field are what it offers, not what it is (Select2's
+        // search field above its results).
+        const option = parent.closest('[role="option"]');
+        if (option && container.contains(option) && !option.contains(field)) continue;
       }
       if (parent.checkVisibility && !parent.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true })) continue;
       text += node.data + ' ';
