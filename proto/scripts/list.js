@@ -1721,10 +1721,11 @@
     const { x, y } = tapPoint(box.getBoundingClientRect(), null);
     return !!coverAt(box, x, y);
   };
-  // Besides role=alert, the boxes the two common conventions mark as messages by class
-  // alone: Bootstrap's `.alert` (Flask-Admin's "Record was successfully saved.") and the
-  // messages framework's list in Django's admin (`.messagelist`'s items).
-  const ALERTS = '[role="alert"], .alert, .messagelist > li';
+  // Besides role=alert, the boxes two common conventions mark as messages by class alone:
+  // Bootstrap's `.alert` (Flask-Admin's "Record was successfully saved.") and Django's admin's,
+  // its messages framework's list (`.messagelist`'s items) and its forms' own errors
+  // (`.errornote`: a sign-in's "Please enter the correct username and password…").
+  const ALERTS = '[role="alert"], .alert, .messagelist > li, .errornote';
   const alerts = readable(() => {
     const states = elements.map((element) => element.state).join(' ');
     const said = [];

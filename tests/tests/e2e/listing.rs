@@ -1180,7 +1180,8 @@ async fn choices_kits_draw_without_aria_are_read_as_a_person_sees_them() {
 /// What a page announces as important in view (role=alert) is said with the listing: a
 /// sign-in's error, a toast's question beside its buttons; not one hidden, nor a field's own
 /// error, which the field's state says. So are the messages the common conventions mark by
-/// class alone (Bootstrap's alert, Django's messages), beside their close button.
+/// class alone (Bootstrap's alert, Django's messages and form errors), beside their close
+/// button.
 #[tokio::test(flavor = "multi_thread")]
 async fn alerts_in_view_are_said_once() {
     let (site, _dir, worker) = site_and_worker().await;
@@ -1207,7 +1208,8 @@ async fn alerts_in_view_are_said_once() {
         listing.alerts,
         [
             "Record was successfully saved.",
-            "The user “ada” was changed successfully."
+            "The user “ada” was changed successfully.",
+            "Please correct the error below."
         ]
     );
     worker.stop().await;
