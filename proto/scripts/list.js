@@ -739,7 +739,8 @@
   };
 
   // Text a person sees, inside `container` but not inside `field`; with `plain`, not inside
-  // another control either (a row's "Edit" button does not name its checkbox).
+  // another control either (a row's "Edit" button does not name its checkbox), or those
+  // `plain` names.
   const textAround = (container, field, plain, besides = 'select, textarea, script, style, template') => {
     const walker = container.ownerDocument.createTreeWalker(container, NodeFilter.SHOW_TEXT);
     let text = '';
@@ -747,7 +748,7 @@
       const parent = node.parentElement;
       if (!parent || field.contains(node) || parent.closest(besides)) continue;
       if (plain) {
-        const control = parent.closest(CONTROLS);
+        const control = parent.closest(plain === true ? CONTROLS : plain);
         if (control && container.contains(control)) continue;
       } else {
         // The options of a list beside the field are what it offers, not what it is (Select2's
@@ -1691,9 +1692,14 @@
   const shownInView = (box) => overlaps(box.getBoundingClientRect(), { left: 0, top: 0, right: viewWidth, bottom: viewHeight })
     && visibleByCss(box) && !clippedAway(box);
   // What a box says beside its controls, less what titles it and its fields' labels (a form
-  // in a dialog, Flask-Admin's "Create New Record": the fields listed say those).
-  const saysBesideControls = (box, titling) => textAround(box, titling || box.ownerDocument.createElement('i'), true,
-    'select, textarea, script, style, template, label');
+  // in a dialog, Flask-Admin's "Create New Record": the fields listed say those). A link's
+  // words are part of what it says (Django's "The tag “news” was added successfully.", the
+  // tag's name a link to it).
+  const CONTROLS_BUT_LINKS = CONTROLS.split(', ').filter((control) => !['a[href]', '[role="link"]'].includes(control)).join(', ');
+  const saysBesideControls = (box, titling) => textAround(box, titling || box.ownerDocument.createElement('i'),
+    CONTROLS_BUT_LINKS, 'select, textarea, script, style, template, label')
+    // (Its pieces are read apart: no space is left inside quotes and brackets around a link.)
+    .replace(/([“‘"'(\[«]) /g, '$1').replace(/ ([”’"')\]».,;:!?])/g, '$1');
   const dialogBox = readable(() => {
     const open = [document, ...shadowRoots]
       .flatMap((root) => itemsOf(allIn(root, DIALOGS)))
@@ -1727,7 +1733,9 @@
   // (`.errornote`: a sign-in's "Please enter the correct username and password…").
   const ALERTS = '[role="alert"], .alert, .messagelist > li, .errornote';
   const alerts = readable(() => {
-    const states = elements.map((element) => element.state).join(' ');
+    // (Only their invalid states: an alert's link listed alike elsewhere says the alert's
+    // words as the row it is on.)
+    const states = elements.map((element) => element.state).filter((state) => state.includes('(invalid: ')).join(' ');
     const said = [];
     for (const box of [document, ...shadowRoots].flatMap((root) => itemsOf(allIn(root, ALERTS)))) {
       if (said.length >= ALERTS_SAID) break;
