@@ -345,6 +345,18 @@
         && collapse(sibling.innerText).includes(shown));
       if (box) standInFor.set(box, select);
     }
+    // A dropdown drawn over a hidden field that keeps its value (Select2 3's over an
+    // <input type="hidden">: Flask-Admin's fields that look their options up as one types),
+    // told by the focus catcher it holds for the keyboard, which says it opens a popup.
+    for (const hidden of itemsOf(allIn(root, 'input[type="hidden"][id]'))) {
+      const box = [hidden.previousElementSibling, hidden.nextElementSibling].find((sibling) => sibling
+        && !kindOf(sibling) && !standInFor.has(sibling) && hasArea(sibling.getBoundingClientRect())
+        && visibleByCss(sibling) && !clippedAway(sibling)
+        && itemsOf(allIn(sibling, '[aria-haspopup]')).some((catcher) => unseen(catcher))
+        && itemsOf(allIn(sibling, 'input, select, textarea, [role="combobox"], [role="listbox"]')).every(unseen)
+        && itemsOf(allIn(sibling, CONTROLS)).filter((control) => !unseen(control)).length <= 1);
+      if (box) standInFor.set(box, hidden);
+    }
   };
   const drawnSelectAround = (el) => {
     for (let node = el.parentNode; node; node = node.parentNode || node.host) {
@@ -997,6 +1009,9 @@
       () => el.getAttribute('aria-label'),
       () => labels.map((label) => label.innerText).join(' '),
       () => (standsFor && standsFor.labels ? itemsOf(standsFor.labels).map((label) => label.innerText).join(' ') : ''),
+      // (A hidden field has no labels a browser ties to it; its <label for> names it.)
+      () => (standsFor && !standsFor.labels && standsFor.id ? itemsOf(allIn(standsFor.getRootNode(), 'label'))
+        .filter((label) => label.htmlFor === standsFor.id).map((label) => label.innerText).join(' ') : ''),
       // The native <select> it keeps hidden inside its box (Choices.js's), named by its labels.
       () => {
         const kept = el.querySelector('select');
@@ -1122,8 +1137,10 @@
     }
     return text || contentText(el);
   };
+  // (Not one clipped away for screen readers: Select2's for its focus catcher, "User" in the
+  // box that shows "User 5".)
   const labelsInside = (el) => itemsOf(allIn(el, 'label'))
-    .filter((label) => visibleByCss(label)).map((label) => collapse(label.innerText)).filter(Boolean);
+    .filter((label) => visibleByCss(label) && !clippedAway(label)).map((label) => collapse(label.innerText)).filter(Boolean);
   const isDrawnSelect = (el, kind) => kind === 'select' && !['input', 'select'].includes(el.localName);
 
   // A rich text editor that keeps its value in a hidden field beside it (Wagtail's Draftail,
@@ -1398,9 +1415,12 @@
     } else if (isDrawnSelect(el, kind)) {
       // What the native <select> it keeps inside says is chosen (Choices.js's: its open list
       // is inside the box too), else what it shows, less the label drawn inside it.
+      // Over a hidden field, what it shows is a placeholder while the field keeps no value.
       const kept = el.querySelector('select');
+      const hiddenField = standInFor.get(el);
       const shown = kept ? collapse(itemsOf(kept.selectedOptions).map((option) => option.text).join(', '))
-        : labelsInside(el).reduce((text, label) => text.replace(label, ''), collapse(choicesText(el))).trim();
+        : hiddenField && hiddenField.localName === 'input' && !hiddenField.value ? ''
+          : labelsInside(el).reduce((text, label) => text.replace(label, ''), collapse(choicesText(el))).trim();
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && secretField(el)) {
       // Passwords go to the website, never through the model.

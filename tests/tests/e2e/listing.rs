@@ -1217,7 +1217,9 @@ async fn alerts_in_view_are_said_once() {
 
 /// A dropdown the page drew anew over its hidden <select> (Select2 3's) and named by the words
 /// of its row is not named by what the row's other dropdowns show: Flask-Admin's filter row
-/// reads "Active", then its operation and its value, not "Active Yes".
+/// reads "Active", then its operation and its value, not "Active Yes". One drawn over a hidden
+/// <input> that keeps its value is a dropdown too, named by that field's label, its
+/// placeholder no value.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_field_named_by_its_row_is_not_named_by_what_its_other_dropdowns_show() {
     let (site, _dir, worker) = site_and_worker().await;
@@ -1236,6 +1238,8 @@ async fn a_field_named_by_its_row_is_not_named_by_what_its_other_dropdowns_show(
             "select \"Active\" = \"equals\"",
             "select \"Active\" = \"Yes\"",
             "button \"Apply\" ",
+            "select \"User\" (empty)",
+            "select \"Author\" = \"Author 5\"",
         ]
     );
     worker.stop().await;
