@@ -997,21 +997,24 @@
     }
     return '';
   };
+  // The labels naming `el`: those a browser ties to it, else any whose `for` is its id (a
+  // hidden field's, a box's, which no browser ties a label to).
+  const labelsFor = (el) => {
+    const tied = el.labels ? itemsOf(el.labels) : [];
+    return tied.length || !el.id ? tied
+      : itemsOf(allIn(el.getRootNode(), 'label')).filter((label) => label.htmlFor === el.id);
+  };
+  const labelWords = (el) => labelsFor(el).map((label) => label.innerText).join(' ');
   // A dropdown the page draws as a button or a box (MUI's, Radix's, Dash's) shows its value as
   // its text, which ARIA often makes part of its name too (aria-labelledby = the label and
   // the value): named by its label alone, its text being its value.
   const drawnSelectName = (el) => {
     const value = collapse(contentText(el));
-    const labels = el.labels && el.labels.length ? itemsOf(el.labels)
-      : (el.id ? itemsOf(allIn(el.getRootNode(), 'label')).filter((label) => label.htmlFor === el.id) : []);
     const standsFor = standInFor.get(el);
     return firstName([
       () => el.getAttribute('aria-label'),
-      () => labels.map((label) => label.innerText).join(' '),
-      () => (standsFor && standsFor.labels ? itemsOf(standsFor.labels).map((label) => label.innerText).join(' ') : ''),
-      // (A hidden field has no labels a browser ties to it; its <label for> names it.)
-      () => (standsFor && !standsFor.labels && standsFor.id ? itemsOf(allIn(standsFor.getRootNode(), 'label'))
-        .filter((label) => label.htmlFor === standsFor.id).map((label) => label.innerText).join(' ') : ''),
+      () => labelWords(el),
+      () => (standsFor ? labelWords(standsFor) : ''),
       // The native <select> it keeps hidden inside its box (Choices.js's), named by its labels.
       () => {
         const kept = el.querySelector('select');
@@ -1161,7 +1164,7 @@
   const hiddenPartnerLabel = (el) => {
     const partner = hiddenPartner(el);
     if (!partner) return '';
-    const label = itemsOf(allIn(el.getRootNode(), 'label')).find((l) => l.htmlFor === partner.id);
+    const label = labelsFor(partner)[0];
     return label ? label.innerText : '';
   };
   // Else its name or its id's words, as the last resort (Datasette's SQL editor: "sql").
@@ -1211,8 +1214,7 @@
       () => (el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
       () => editor.getAttribute('aria-label'),
       // A <label for> naming the editor's box, which no label can point a browser at.
-      () => (editor.id ? itemsOf(allIn(editor.getRootNode(), 'label'))
-        .filter((label) => label.htmlFor === editor.id).map((label) => label.innerText).join(' ') : ''),
+      () => labelWords(editor),
       () => hiddenPartnerLabel(el),
       () => contextOf(editor),
       () => hiddenPartnerWords(el),
@@ -1336,9 +1338,8 @@
     // another (looked at once per level and prefix: a list of 2000 may all carry one).
     const namingSchemes = new Map();
     const namesWith = (prefix, level) => {
-      const key = level;
-      if (!namingSchemes.has(key)) namingSchemes.set(key, new Map());
-      const schemes = namingSchemes.get(key);
+      if (!namingSchemes.has(level)) namingSchemes.set(level, new Map());
+      const schemes = namingSchemes.get(level);
       if (!schemes.has(prefix)) {
         const found = level.map((peer) => classesOf(peer).filter((other) => other.startsWith(prefix)))
           .filter((tokens) => tokens.length);

@@ -81,7 +81,7 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
         listing
             .iter()
             .flat_map(|l| &l.elements)
-            .any(|e| e.kind == "option" && e.label.trim().eq_ignore_ascii_case(option.label.trim()))
+            .any(|e| e.kind == "option" && named_alike(&e.label, &option.label))
     };
     ctx.after_change_told(format!("Typed into {named}"), |listing| {
         // The field as listed now, by its number and its name: left empty by the text, which
@@ -117,12 +117,14 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
 /// one types (Gradio's dropdown) takes a value only once an option is pressed, and goes back
 /// to its last one when the focus leaves it.
 fn option_named<'a>(listing: &'a Listing, text: &str) -> Option<&'a ListedElement> {
-    let wanted = text.trim().to_lowercase();
     listing.elements.iter().find(|e| {
-        e.kind == "option"
-            && !e.state.contains("(selected)")
-            && e.label.trim().to_lowercase() == wanted
+        e.kind == "option" && !e.state.contains("(selected)") && named_alike(&e.label, text)
     })
+}
+
+/// Whether two names are the same to a person: case and the space around them aside.
+fn named_alike(a: &str, b: &str) -> bool {
+    a.trim().to_lowercase() == b.trim().to_lowercase()
 }
 
 /// Why a field is empty after text was typed into it: what its kind takes (a number field
