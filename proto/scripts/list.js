@@ -70,6 +70,9 @@
     // Cut by code points so an emoji is never split in half.
     return [...text.slice(0, limit * 2)].slice(0, limit - 1).join('').trimEnd() + '…';
   };
+  // Words that are only numbers and marks (a slider's scale: "0 1M 2M", a unit's "%"), or
+  // none: a field's values, not what it is for.
+  const onlyNumbers = (words) => !words || words.split(' ').every((word) => /^[-+−]?[\d.,]*\d[\d.,]*\p{L}{0,2}$|^[^\p{L}\p{N}]+$/u.test(word));
   // The items of a DOM list: MooTools' Array.from ignores a mapping function.
   const itemsOf = (list) => {
     const items = [];
@@ -87,6 +90,8 @@
   };
   const roleOrTagKind = (el) => {
     if (standInFor.has(el)) return 'select';
+    if (sliderFor.has(el)) return 'slider';
+    if (stoodIn.has(el)) return null;
     const tag = el.localName;
     const role = (el.getAttribute('role') || '').trim().toLowerCase();
     if (tag === 'input') {
@@ -134,6 +139,12 @@
     // remove a tag). What holds controls of its own is a container (see `delegates`).
     if (!POINTERLESS.has(tag) && getComputedStyle(el).cursor === 'pointer' && el.parentElement
       && getComputedStyle(el.parentElement).cursor !== 'pointer') {
+      return 'clickable';
+    }
+    // Said to be enabled or not, which only a control is: a calendar's days drawn as table
+    // cells with aria-disabled, their handler kept by the framework at its root (Dash's date
+    // picker).
+    if (!POINTERLESS.has(tag) && (!role || role === 'gridcell') && el.hasAttribute('aria-disabled')) {
       return 'clickable';
     }
     return null;
@@ -331,6 +342,9 @@
   // a box, Chosen's), the box showing the option chosen: the box is the dropdown, named by the
   // select's label. (Boxes that say they are one, role=combobox, are listed as such anyway.)
   const standInFor = new Map();
+  // A slider's handle drawn for a hidden field (see below), and the fields stood in for so.
+  const sliderFor = new Map();
+  const stoodIn = new Set();
   const findStandIns = (root) => {
     for (const select of itemsOf(allIn(root, 'select'))) {
       if (!unseen(select) || select.multiple) continue;
@@ -356,6 +370,23 @@
         && itemsOf(allIn(sibling, 'input, select, textarea, [role="combobox"], [role="listbox"]')).every(unseen)
         && itemsOf(allIn(sibling, CONTROLS)).filter((control) => !unseen(control)).length <= 1);
       if (box) standInFor.set(box, hidden);
+    }
+    // A slider drawn beside the field it keeps its value in, that field read-only and hidden
+    // (no room inside its border, under everything: ion.rangeSlider, Shiny's sliders), a box
+    // of numbers (its scale, its value) around a handle or two drawn pressable: each handle
+    // is the slider, named by the field's label, its value the field's. Pressed, it takes the
+    // keyboard's arrows.
+    for (const field of itemsOf(allIn(root, 'input'))) {
+      if (!field.readOnly || !(unseen(field) || (field.clientWidth === 0 && field.clientHeight === 0))) continue;
+      const box = [field.previousElementSibling, field.nextElementSibling].find((sibling) => sibling
+        && !kindOf(sibling) && hasArea(sibling.getBoundingClientRect()) && visibleByCss(sibling)
+        && onlyNumbers(collapse(sibling.innerText))
+        && itemsOf(allIn(sibling, 'input, select, textarea, [role="slider"]')).length === 0);
+      const handles = box ? itemsOf(allIn(box, '*')).filter((node) => getComputedStyle(node).cursor === 'pointer'
+        && getComputedStyle(node.parentElement).cursor !== 'pointer' && hasArea(node.getBoundingClientRect())) : [];
+      if (handles.length < 1 || handles.length > 2) continue;
+      for (const handle of handles) sliderFor.set(handle, field);
+      stoodIn.add(field);
     }
   };
   const drawnSelectAround = (el) => {
@@ -808,9 +839,6 @@
   };
   // Marks on their own ("|", "×", "›") are no words: left out.
   const withoutMarks = (text) => collapse(String(text).replace(/(^|\s)[^\p{L}\p{N}\s]+(?=\s|$)/gu, ' '));
-  // Words that are only numbers and marks (a slider's scale: "0 1M 2M", a unit's "%"), or
-  // none: a field's values, not what it is for.
-  const onlyNumbers = (words) => !words || words.split(' ').every((word) => /^[-+−]?[\d.,]*\d[\d.,]*\p{L}{0,2}$|^[^\p{L}\p{N}]+$/u.test(word));
   // A <label> tied to nothing, just before the box a field is drawn in, where nothing but
   // numbers is written in that box (Dash's and Radix's sliders: the label above the widget,
   // the scale's marks and a value box in it). Not past a row, whose words are its context.
@@ -819,9 +847,14 @@
   const SLIDER_NAME_WORDS = 4;
   const labelBeforeBox = (el, kind) => {
     let node = el;
+    // (What the field's own popup says, open inside its box, is not written there: a date
+    // field's calendar. A field inside a popup is named inside it.)
+    const inPopup = !!el.closest(POPUPS);
+    const besides = 'select, textarea, script, style, template' + (inPopup ? '' : ', ' + POPUPS);
     // A widget's thumb lies a few boxes deep (Radix: thumb, its wrapper, the track's root).
     for (let depth = 0; node && depth < 6 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
-      if (node !== el && (node.matches(ROWS) || !onlyNumbers(textAround(node, el, false)))) return '';
+      if (node !== el && (node.matches(ROWS) || (inPopup && node.matches(POPUPS))
+        || !onlyNumbers(textAround(node, el, false, besides)))) return '';
       const before = node.previousElementSibling;
       if (!before || allIn(before, FIELDS).length > 0) continue;
       if (before.localName === 'label' && !before.hasAttribute('for')) return before.innerText;
@@ -851,13 +884,16 @@
         : textAround(node, el, true) || textAround(node, el, false);
       // What another dropdown drawn in the box shows is its value, not this field's name
       // (Flask-Admin's filter row: "Active", then its operation "equals" and its value "Yes",
-      // each a Select2 box).
-      const text = [...standInFor.keys()].filter((box) => box !== el && node.contains(box))
-        .reduce((words, box) => words.replace(collapse(box.innerText), ' '), around);
+      // each a Select2 box; a calendar's year field beside its month's dropdown).
+      const dropdowns = [...new Set([...standInFor.keys(), ...drawnSelects])]
+        .filter((box) => box !== el && node.contains(box));
+      const text = dropdowns.reduce((words, box) => words.replace(collapse(box.innerText), ' '), around);
       // Marks on their own (the "|" between a date field's "Today" and calendar links) are
-      // no words: left out, and where nothing else is, a box further out may name it.
+      // no words: left out, and where nothing else is, a box further out may name it, but not
+      // past another dropdown, a field as any other.
       const words = withoutMarks(text);
       if (words) return words;
+      if (dropdowns.length > 0) return '';
     }
     return '';
   };
@@ -881,28 +917,45 @@
   // its value's field, the text of some gone once it is tried out): the row's first cell names
   // it then, what the row is about ("species string (query)").
   const COLUMN_ROWS_READ = 50;
+  // A table cell's column, counting the spans of the cells before it; the cell of a row at one.
+  const columnOf = (cell) => {
+    let column = 0;
+    for (const other of itemsOf(cell.parentElement.cells)) {
+      if (other === cell) break;
+      column += other.colSpan || 1;
+    }
+    return column;
+  };
+  const cellAt = (row, column) => {
+    let at = 0;
+    for (const cell of itemsOf(row.cells)) {
+      at += cell.colSpan || 1;
+      if (column < at) return cell;
+    }
+    return null;
+  };
+  // The words over `el`'s column: those of the first row above its own that has any there and
+  // no field (a table's header over its filter row's fields).
+  const columnWords = (el) => {
+    const cell = el.closest('td, th');
+    const row = cell && cell.parentElement;
+    const table = row && row.localName === 'tr' && row.closest('table');
+    if (!table) return '';
+    const column = columnOf(cell);
+    for (const above of itemsOf(table.rows)) {
+      if (above === row) break;
+      const over = cellAt(above, column);
+      const words = over && allIn(over, FIELDS).length === 0 && withoutMarks(wordsOf(over));
+      if (words) return words;
+    }
+    return '';
+  };
   const columnHeader = (el) => {
     const cell = el.closest('td');
     const row = cell && cell.parentElement;
     const table = row && row.closest('table');
     if (!table || row.localName !== 'tr') return '';
     if (otherFields(cell, el).length > 0) return '';
-    const columnOf = (c) => {
-      let column = 0;
-      for (const other of itemsOf(c.parentElement.cells)) {
-        if (other === c) break;
-        column += other.colSpan || 1;
-      }
-      return column;
-    };
-    const cellAt = (r, column) => {
-      let at = 0;
-      for (const c of itemsOf(r.cells)) {
-        at += c.colSpan || 1;
-        if (column < at) return c;
-      }
-      return null;
-    };
     const column = columnOf(cell);
     const first = table.rows[0];
     const head = (table.tHead && table.tHead.rows[table.tHead.rows.length - 1])
@@ -1027,6 +1080,9 @@
         const named = ids.map((id) => collapse(textOfIds(el, id))).filter((t) => t && t !== value);
         return named.join(' ');
       },
+      // A <label> tied to nothing just before the box it is drawn in (Dash's dropdown under
+      // `html.Label("Country")`, its box holding a focus catcher no one sees).
+      () => labelBeforeBox(el, 'select'),
       () => contextOf(el),
       () => rowHeader(el),
     ]);
@@ -1218,10 +1274,17 @@
       () => hiddenPartnerLabel(el),
       () => contextOf(editor),
       () => hiddenPartnerWords(el),
+    ] : sliderFor.has(el) ? [
+      () => labelWords(sliderFor.get(el)),
+      () => labelBeforeBox(sliderFor.get(el), kind),
+      () => contextOf(sliderFor.get(el)),
     ] : [
       // A toggle "named" by its own state (AG Grid's boolean cells: aria-label "checked") is
       // not named by it: its row names it, as any unnamed one.
-      () => (TOGGLE_KINDS.has(kind) && STATE_WORDS.test(collapse(el.getAttribute('aria-label')))
+      // Nor is a field by an aria-label that repeats its placeholder (Dash's date field's
+      // "Select Date"): a hint, which a label a person sees beside it comes before.
+      () => ((TOGGLE_KINDS.has(kind) && STATE_WORDS.test(collapse(el.getAttribute('aria-label'))))
+        || (el.hasAttribute('placeholder') && collapse(el.getAttribute('aria-label')) === collapse(el.getAttribute('placeholder')))
         ? '' : el.getAttribute('aria-label')),
       () => textOfIds(el, el.getAttribute('aria-labelledby')),
       () => (isField && el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
@@ -1230,20 +1293,24 @@
       // or a textbox's is its value, not its name (ARIA names those from their author only).
       () => (isField || ['input', 'textarea', 'editable'].includes(kind) ? ''
         : fullerTitle(el, kind === 'option' ? optionText(el) : contentText(el))),
+      // A <label> tied to nothing just before the field's box is what a person reads as its
+      // name; a placeholder is a hint of what to type ("Full name" under "Customer name").
+      () => (isFieldKind(kind) ? labelBeforeBox(el, kind) : ''),
       () => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'),
       () => buttonInputText(el),
       () => imageAlt(el),
       () => tooltipOf(el),
       () => iconLabel(el),
       () => (isFieldKind(kind) ? columnHeader(el) : ''),
-      () => (isFieldKind(kind) ? labelBeforeBox(el, kind) : ''),
       () => (isFieldKind(kind) ? dialogTitle(el) : ''),
       () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
+      // What a class says a control does comes before the glyph it draws (DataTable's
+      // "first-page" button, its icon Font Awesome's "angle-double-left").
+      () => (isFieldKind(kind) ? '' : classWords(el)),
       () => (isFieldKind(kind) ? rowHeader(el) : iconName(el)),
       () => el.getAttribute('name'),
       () => idWords(el),
       () => (!isField && ['textarea', 'input', 'editable'].includes(kind) ? hiddenPartnerWords(el) : ''),
-      () => (isFieldKind(kind) ? '' : classWords(el)),
     ];
     return firstName(sources);
   };
@@ -1256,20 +1323,24 @@
     desc: 'description', qty: 'quantity', addr: 'address', txt: 'text', lbl: 'label',
     nav: 'navigation', prev: 'previous', cfg: 'settings', del: 'delete', srch: 'search',
   }));
+  // (Nor one with a part no one could say: five consonants in a row, as a random string of
+  // letters has, Dash's "input-mxahdssc".)
+  const MADE_UP = /[bcdfghjklmnpqrstvwxz]{5}/;
   const idWords = (el) => {
     const words = (el.getAttribute('id') || '')
       .replace(/([a-z])([A-Z])/g, '$1 $2')
       .split(/[-_.\s]+/)
       .filter(Boolean)
       .map((word) => word.toLowerCase());
-    if (!words.length || words.some((word) => !/^[a-z]{2,}$/.test(word))) return '';
+    if (!words.length || words.some((word) => !/^[a-z]{2,}$/.test(word) || MADE_UP.test(word))) return '';
     return words.map((word) => SHORT_WORDS.get(word) || word).join(' ');
   };
 
-  // The very last resort, for a control drawn with nothing to read (an arrow in an SVG or in
-  // CSS): the words of a class that says what it does, from that word on (flatpickr's
-  // "flatpickr-next-month" is "next month", Swiper's "swiper-button-prev" "previous", Magnific
-  // Popup's "mfp-close" "close", react-datepicker's "…__navigation--next" "next").
+  // For a control drawn with nothing to read (an arrow in an SVG or in CSS), after its tooltip
+  // and before its glyph's name: the words of a class that says what it does, from that word
+  // on (flatpickr's "flatpickr-next-month" is "next month", Swiper's "swiper-button-prev"
+  // "previous", Magnific Popup's "mfp-close" "close", react-datepicker's
+  // "…__navigation--next" "next").
   const ACTIONS = new Set(['prev', 'previous', 'next', 'close', 'back', 'forward', 'expand',
     'collapse', 'remove', 'delete', 'add', 'edit', 'search', 'menu', 'clear', 'play', 'pause',
     'increase', 'decrease', 'increment', 'decrement', 'first', 'last', 'filter', 'sort',
@@ -1415,13 +1486,15 @@
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (isDrawnSelect(el, kind)) {
       // What the native <select> it keeps inside says is chosen (Choices.js's: its open list
-      // is inside the box too), else what it shows, less the label drawn inside it.
+      // is inside the box too), else what it shows, less the label drawn inside it and a
+      // placeholder its class calls one (Dash's "Pick a country").
       // Over a hidden field, what it shows is a placeholder while the field keeps no value.
       const kept = el.querySelector('select');
       const hiddenField = standInFor.get(el);
       const shown = kept ? collapse(itemsOf(kept.selectedOptions).map((option) => option.text).join(', '))
         : hiddenField && hiddenField.localName === 'input' && !hiddenField.value ? ''
-          : labelsInside(el).reduce((text, label) => text.replace(label, ''), collapse(choicesText(el))).trim();
+          : [...labelsInside(el), ...drawnPlaceholders(el).map((shown) => collapse(shown.innerText))]
+            .reduce((text, aside) => (aside ? text.replace(aside, '') : text), collapse(choicesText(el))).trim();
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && secretField(el)) {
       // Passwords go to the website, never through the model.
@@ -1436,7 +1509,8 @@
       parts.push(value ? quoted(value, VALUE_LIMIT) : '(empty)');
     }
     if (kind === 'slider') {
-      const value = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow');
+      const value = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow')
+        || (sliderFor.has(el) ? sliderFor.get(el).value : '');
       if (value) parts.push(quoted(value, VALUE_LIMIT));
     }
     if (el.getAttribute('aria-selected') === 'true') parts.push('(selected)');
@@ -1632,9 +1706,12 @@
           && row.previousElementSibling;
         const words = (nearestRow && rowWords(nearestRow, el)) || (row === el ? '' : rowWords(row, el))
           || (before && !holds.has(before) ? rowWords(before, el) : '');
-        if (!words) continue;
+        // Alike in one row of a table (its filter row's fields, each column's): its column.
+        const column = !words && columnWords(el);
+        if (!words && !column) continue;
         const element = elements[index];
-        const said = '(in "' + words.replace(/"/g, "'") + '")';
+        const said = words ? '(in "' + words.replace(/"/g, "'") + '")'
+          : '(in column "' + cut(column, ROW_WORDS).replace(/"/g, "'") + '")';
         element.state = element.state ? element.state + ' ' + said : said;
       }
     }

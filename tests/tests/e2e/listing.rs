@@ -520,8 +520,34 @@ async fn a_slider_is_named_by_the_words_before_its_track() {
             element(1, "slider", "Budget", "", "= \"20.00\""),
             element(2, "slider", "Budget", "", "= \"80.00\""),
             element(3, "slider", "", "", "= \"50\""),
+            element(4, "slider", "Guests", "", "= \"3\""),
         ]
     );
+}
+
+/// A slider drawn beside the hidden, read-only field it keeps its value in (ion.rangeSlider's,
+/// every Shiny app's) is listed as a slider at its handle, that field's label and value its;
+/// the field is not listed; a tap on it and an arrow key move it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slider_drawn_for_a_hidden_field_is_pressed_at_its_handle_and_moved_by_keys() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/sliders.html")).await;
+    let (listing, _) = list(b, "p", "sliders", 50).await;
+    assert_eq!(listing.elements.len(), 4, "{:?}", listing.elements);
+    tap_listed(b, "p", "sliders", 4).await;
+    b.key(KeyRequest {
+        session: session("p"),
+        key: "ArrowRight".into(),
+    })
+    .await
+    .unwrap();
+    let (listing, _) = list(b, "p", "sliders-moved", 50).await;
+    assert_eq!(
+        listing.elements[3],
+        element(4, "slider", "Guests", "", "= \"4\"")
+    );
+    worker.stop().await;
 }
 
 /// A checkbox whose only name is its own state ("checked", as AG Grid names a boolean cell's)
@@ -569,7 +595,7 @@ async fn a_field_alone_in_a_dialog_is_named_by_its_title() {
         listed_fixture("titled").await,
         vec![
             element(1, "input", "Enter username", "", "= \"ada\""),
-            element(2, "button", "ok", "", ""),
+            element(2, "button", "submit", "", ""),
             element(3, "input", "Rename the file", "", "(empty)"),
             element(4, "input", "", "", "(empty)"),
             element(5, "input", "", "", "(empty)"),
@@ -1260,6 +1286,64 @@ async fn a_dialog_holding_a_form_is_said_without_its_fields_labels() {
             title: "Create New Record".into(),
             text: "Fields marked * are required.".into(),
         })
+    );
+    worker.stop().await;
+}
+
+/// A dashboard's form as Dash 4 draws it: a label tied to nothing above each widget's box
+/// names it (ahead of a placeholder, and of an aria-label that only repeats one); a dropdown
+/// drawn as a button shows its placeholder as no value; a calendar's days, table cells that say
+/// aria-disabled, are listed and pressed (their handler at the document); a field beside a
+/// dropdown is not named by its value; a table's fields alike in one row are told apart by
+/// their columns; icon buttons are named by the class that says what they do.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dashboards_widgets_are_named_by_the_labels_above_them_and_its_calendar_days_listed() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/dashboard.html")).await;
+    let (listing, _) = list(b, "p", "dashboard", 50).await;
+    let seen: Vec<String> = listing
+        .elements
+        .iter()
+        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "input \"Customer name\" (empty)",
+            "select \"Country\" (empty) (collapsed)",
+            "select \"Extras\" = \"Express\" (collapsed)",
+            "input \"Delivery date\" = \"2026-12-10\"",
+            "button \"Previous month\" ",
+            "select \"\" = \"December\" (collapsed)",
+            "input:number \"\" = \"2026\"",
+            "button \"Decrease value\" ",
+            "button \"Increase value\" ",
+            "button \"Next month\" ",
+            "clickable \"30\" ",
+            "clickable \"1\" ",
+            "clickable \"2\" ",
+            "clickable \"3\" ",
+            "clickable \"4\" (disabled)",
+            "input \"filter data...\" (empty) (in column \"Id\")",
+            "input \"filter data...\" (empty) (in column \"Name\")",
+            "button \"Aa\" (in column \"Id\")",
+            "button \"Aa\" (in column \"Name\")",
+            "checkbox \"1 Apples\" (unchecked)",
+            "button \"first page\" (disabled)",
+            "button \"next page\" ",
+        ]
+    );
+    tap_listed(b, "p", "dashboard", 13).await;
+    assert_eq!(
+        eval(
+            b,
+            "p",
+            "() => document.getElementById('out').textContent",
+            Value::Null
+        )
+        .await,
+        "\"day 2\""
     );
     worker.stop().await;
 }
