@@ -546,11 +546,14 @@
 
   // The open shadow roots seen, where popups are looked for too (Bokeh's, Panel's).
   const shadowRoots = [];
+  // How far the page and every box in it are scrolled, all told: a scroll moves one of them.
+  let scrolledInAll = 0;
   const visit = (root, frame) => {
     try { findStandIns(root); } catch (_) { /* none */ }
     const all = allIn(root, '*');
     for (let i = 0; i < all.length; i += 1) {
       const el = all[i];
+      scrolledInAll += el.scrollTop || 0;
       // One element the page made unreadable is left out, not the page.
       try {
         const kind = kindOf(el);
@@ -1845,10 +1848,7 @@
   }) || [];
   // How far the page, and what scrolls under the middle of the view, are scrolled down: a
   // wheel there scrolls them, so `scroll` can say how far it went.
-  const scrolled = readable(() => {
-    const middle = hitAt(viewWidth / 2, viewHeight / 2);
-    return Math.round(middle ? scrolledAbove(middle) : window.scrollY);
-  }) || 0;
+  const scrolled = Math.round(scrolledInAll);
   return {
     url: location.href, title: document.title, elements, above, below, past_max: pastMax, said, scrolled, dialog, alerts,
     // Which document this is: another at the same address is the page loaded again.

@@ -59,6 +59,11 @@ pub const DIALOG_SAID: &str = include_str!("../scripts/dialog_said.js");
 /// above and below (the controller's listing, `controller/src/listing.rs`, says the rest).
 pub const LIST: &str = with_secret_field!("list.js");
 
+/// `(dy) => {x, y} | null`: where a wheel turn of `dy` scrolls what a person would turn it over:
+/// the middle of the view (null), else the middle of the largest box in view that can still
+/// move that way, in CSS px of the layout viewport (`scroll`).
+pub const SCROLL_POINT: &str = include_str!("../scripts/scroll_point.js");
+
 /// `(args) => point | {error}`: where element `n` of the page's last listing is now.
 pub const RESOLVE: &str = include_str!("../scripts/resolve.js");
 

@@ -32,8 +32,8 @@ pub async fn run(ctx: &mut Ctx<'_>, action: ScrollAction) -> Result<ActReply> {
     let head = match moved {
         _ if asked == 0.0 => format!("{caption}."),
         Some(moved) if moved < 1.0 => format!(
-            "Nothing scrolled: the page is at its {end} already (and nothing under the middle \
-             of the view scrolls further {direction})."
+            "Nothing scrolled: the page is at its {end} already, and so is every box in view \
+             that scrolls apart from it."
         ),
         Some(moved) if moved + 1.0 < asked => {
             format!("Scrolled {direction} {moved} px of the {asked} asked: the page's {end}.")
@@ -97,8 +97,8 @@ mod tests {
         };
         assert_eq!(
             head(-200.0).await,
-            "Nothing scrolled: the page is at its top already (and nothing under the middle of \
-             the view scrolls further up)."
+            "Nothing scrolled: the page is at its top already, and so is every box in view that \
+             scrolls apart from it."
         );
         assert_eq!(head(500.0).await, "Scrolled down 500 px.");
         assert_eq!(
@@ -107,8 +107,8 @@ mod tests {
         );
         assert_eq!(
             head(500.0).await,
-            "Nothing scrolled: the page is at its bottom already (and nothing under the middle \
-             of the view scrolls further down)."
+            "Nothing scrolled: the page is at its bottom already, and so is every box in view \
+             that scrolls apart from it."
         );
         assert_eq!(
             head(-900.0).await,

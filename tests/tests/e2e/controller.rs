@@ -1811,3 +1811,55 @@ async fn a_double_click_opens_what_a_click_only_selects_on_a_phone_and_a_desktop
     }
     fleet.stop().await;
 }
+
+/// A box that scrolls apart from a page that cannot (a dashboard's sidebar) is scrolled where
+/// the wheel over the middle of the view would move nothing: what the listing counts below is
+/// reached, and its end is said as the page's is.
+#[tokio::test(flavor = "multi_thread")]
+async fn scroll_reaches_what_a_sidebar_that_scrolls_apart_holds_below() {
+    let site = serve_site().await;
+    let fleet = Fleet::start(4).await;
+    let mut tool = fleet.controller.tool().await;
+    let page = navigate(
+        &mut tool,
+        "sb",
+        format!("http://{site}/fixtures/sidebar.html"),
+    )
+    .await;
+    assert!(page.text.contains("more below"), "{}", page.text);
+    let lists = |reply: &ActReply, label: &str| reply.elements.iter().any(|e| e.label == label);
+    assert!(!lists(&page, "Option 30"), "{}", page.text);
+    let mut scroll = async |dy: f64| {
+        tool.act(act("sb", Action::Scroll(ScrollAction { dy })))
+            .await
+            .unwrap()
+            .into_inner()
+    };
+    let down = scroll(600.0).await;
+    assert!(
+        down.text.starts_with("Scrolled down 600 px.\n"),
+        "{}",
+        down.text
+    );
+    assert!(lists(&down, "Option 30"), "{}", down.text);
+    let end = scroll(5000.0).await;
+    assert!(
+        end.text
+            .starts_with("Scrolled down 900 px of the 5000 asked: the page's bottom."),
+        "{}",
+        end.text
+    );
+    assert!(lists(&end, "Option 60"), "{}", end.text);
+    let none = scroll(100.0).await;
+    assert!(
+        none.text.starts_with(
+            "Nothing scrolled: the page is at its bottom already, and so is every box in view \
+             that scrolls apart from it."
+        ),
+        "{}",
+        none.text
+    );
+    let up = scroll(-300.0).await;
+    assert!(up.text.starts_with("Scrolled up 300 px.\n"), "{}", up.text);
+    fleet.stop().await;
+}

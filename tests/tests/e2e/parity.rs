@@ -266,6 +266,15 @@ where
     .await;
     act("back", Action::Back(BackAction {})).await;
     act("scroll", Action::Scroll(ScrollAction { dy: 300.0 })).await;
+    // A sidebar that scrolls apart from a page that cannot: turned over the sidebar on both.
+    act(
+        "navigate sidebar",
+        Action::Navigate(NavigateAction {
+            url: format!("http://{site}/fixtures/sidebar.html"),
+        }),
+    )
+    .await;
+    act("scroll sidebar", Action::Scroll(ScrollAction { dy: 600.0 })).await;
     // Typing a framework notices: React's state on the phone profile, Vue's on the desktop one.
     let react = act(
         "navigate React",

@@ -1,5 +1,6 @@
 //! `scroll {dy}`: a wheel turn in the middle of the viewport, so the element under it (the page
-//! or an inner scroller) scrolls as it would for a person.
+//! or an inner scroller) scrolls as it would for a person; where neither can move that way, over
+//! the largest box in view that can (a sidebar that scrolls apart: see `scroll_point.js`).
 
 use nanomuse_proto::{ScrollReply, ScrollRequest};
 use serde_json::json;
@@ -16,8 +17,14 @@ pub async fn run(page: &PageHandle, request: &ScrollRequest) -> Result<ScrollRep
             "scroll by {dy} px is out of range: use -{MAX_SCROLL_PX}..={MAX_SCROLL_PX}"
         )));
     }
+    // (A page that cannot say, one being replaced, is turned over its middle.)
+    let point = page
+        .evaluate(nanomuse_proto::scripts::SCROLL_POINT, &json!(dy))
+        .await
+        .unwrap_or_default();
     let settings = page.settings();
-    let (x, y) = (settings.width as f64 / 2.0, settings.height as f64 / 2.0);
+    let at = |axis: &str, size: u32| point[axis].as_f64().unwrap_or(size as f64 / 2.0);
+    let (x, y) = (at("x", settings.width), at("y", settings.height));
     page.cdp(
         "Input.dispatchMouseEvent",
         json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": 0, "deltaY": dy}),

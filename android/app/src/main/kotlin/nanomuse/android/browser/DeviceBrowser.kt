@@ -289,14 +289,24 @@ class DeviceBrowser(context: Context) : BrowserEngine {
         val page = needPage()
         val viewport = viewport(page)
         // A wheel turn in the middle of the viewport, as the worker does: the element under it
-        // (the page or an inner scroller) scrolls as it would for a person.
+        // (the page or an inner scroller) scrolls as it would for a person; where neither can
+        // move that way, over the largest box in view that can (Scripts.SCROLL_POINT).
+        val point = try {
+            Json.parse(evaluate(Scripts.SCROLL_POINT, Json.write(dy))) as? Map<*, *>
+        } catch (e: BrowserException) {
+            null // a page being replaced: its middle
+        } catch (e: JsonException) {
+            null
+        }
+        fun toView(axis: String, offset: Double) = (point?.get(axis) as? Number)?.toDouble()
+            ?.let { ((it - offset) * viewport.scale * viewport.dpr).toFloat() }
         val taken = onMain("scroll") {
             val view = page.view
             val factor = ViewConfiguration.get(view.context).scaledVerticalScrollFactor
             val pixels = dy * viewport.dpr * viewport.scale
             val coords = MotionEvent.PointerCoords().apply {
-                x = view.width / 2f
-                y = view.height / 2f
+                x = toView("x", viewport.left) ?: (view.width / 2f)
+                y = toView("y", viewport.top) ?: (view.height / 2f)
                 setAxisValue(MotionEvent.AXIS_VSCROLL, (-pixels / factor).toFloat())
             }
             val properties = MotionEvent.PointerProperties().apply {

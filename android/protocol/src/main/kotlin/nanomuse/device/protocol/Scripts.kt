@@ -111,6 +111,14 @@ $js
   return null;
 }"""
 
+    /**
+     * Where a wheel turn scrolls what a person would turn it over: null for the middle of the
+     * view, else the middle of the largest box in view that can still move that way (a sidebar
+     * that scrolls apart), in CSS px of the layout viewport. The worker's, the same file
+     * (proto/scripts/scroll_point.js).
+     */
+    val SCROLL_POINT: String by lazy { shared("scroll_point.js") }
+
     /** Scrolls the page itself, when a wheel event found no taker. */
     const val SCROLL_BY = """(dy) => { window.scrollBy(0, dy); return null; }"""
 

@@ -276,13 +276,31 @@ class CdpBrowser(
         val page = needPage()
         val viewport = viewport(page)
         val profile = profile
+        val point = scrollPoint(page, dy)
         page.call(
             "Input.dispatchMouseEvent",
             mapOf(
-                "type" to "mouseWheel", "x" to profile.width / 2.0, "y" to profile.height / 2.0,
+                "type" to "mouseWheel",
+                "x" to (point?.first ?: (profile.width / 2.0)), "y" to (point?.second ?: (profile.height / 2.0)),
                 "deltaX" to 0, "deltaY" to dy * viewport.scale,
             ),
         )
+    }
+
+    /** Where [Scripts.SCROLL_POINT] turns the wheel, or null for the middle of the view. */
+    private fun scrollPoint(page: Page, dy: Double): Pair<Double, Double>? {
+        val reply = try {
+            page.call(
+                "Runtime.evaluate",
+                mapOf("expression" to "(${Scripts.SCROLL_POINT})(${Json.write(dy)})", "returnByValue" to true),
+            )
+        } catch (e: BrowserException) {
+            return null // a page being replaced: its middle
+        }
+        val point = (reply["result"] as? Map<*, *>)?.get("value") as? Map<*, *> ?: return null
+        val x = (point["x"] as? Number)?.toDouble() ?: return null
+        val y = (point["y"] as? Number)?.toDouble() ?: return null
+        return x to y
     }
 
     override fun back(): PageInfo {
