@@ -39,6 +39,46 @@
   const FIELDS = 'input:not([type="hidden"]), select, textarea, [role="checkbox"], [role="radio"], '
     + '[role="switch"], [role="textbox"], [role="combobox"]';
 
+  // What the page's style draws pressable only while the pointer is over it (bootstrap-
+  // datepicker's days: `td.day:hover { cursor: pointer }`), which its computed style does not
+  // say: the selectors of such rules less their `:hover`, read once a document from its style
+  // sheets (another origin's cannot be read).
+  const HOVER_RULES_MOST = 20000;
+  const hoverPointers = new Map();
+  const hoverPointerSelectors = (doc) => {
+    if (hoverPointers.has(doc)) return hoverPointers.get(doc);
+    const selectors = [];
+    let read = 0;
+    const readRules = (rules) => {
+      for (let i = 0; i < rules.length && read < HOVER_RULES_MOST; i += 1, read += 1) {
+        const rule = rules[i];
+        const text = rule.selectorText;
+        // (@media, @supports, @layer: their rules.)
+        if (!text) {
+          if (rule.cssRules) readRules(rule.cssRules);
+          continue;
+        }
+        if (!text.includes(':hover') || !rule.style || rule.style.cursor !== 'pointer') continue;
+        for (const part of text.split(',')) {
+          const plain = part.includes(':hover') && part.replace(/:hover/g, '').trim();
+          if (!plain || plain.startsWith('&')) continue;
+          try {
+            doc.documentElement.matches(plain);
+            selectors.push(plain);
+          } catch (_) { /* no selector without it (":not(:hover)") */ }
+        }
+      }
+    };
+    for (const sheet of itemsOf(doc.styleSheets)) {
+      try { readRules(sheet.cssRules); } catch (_) { /* another origin's */ }
+    }
+    hoverPointers.set(doc, selectors.join(', '));
+    return hoverPointers.get(doc);
+  };
+  const pointerUnderHover = (el) => {
+    const selectors = el.ownerDocument ? hoverPointerSelectors(el.ownerDocument) : '';
+    return !!selectors && el.matches(selectors);
+  };
   // A Map, so role="constructor" does not find Object.prototype's.
   const ROLE_KINDS = new Map(Object.entries({
     button: 'button', link: 'link', checkbox: 'checkbox', radio: 'radio', tab: 'tab',
@@ -136,9 +176,11 @@
     }
     // Drawn as pressable where what holds it is not: an item of a widget whose handler the
     // page keeps elsewhere (a jQuery plugin's menu item, a link with no address, an icon to
-    // remove a tag). What holds controls of its own is a container (see `delegates`).
-    if (!POINTERLESS.has(tag) && getComputedStyle(el).cursor === 'pointer' && el.parentElement
-      && getComputedStyle(el.parentElement).cursor !== 'pointer') {
+    // remove a tag). What holds controls of its own is a container (see `delegates`). (Or
+    // drawn so only once the pointer is over it: bootstrap-datepicker's days.)
+    if (!POINTERLESS.has(tag) && el.parentElement
+      && (getComputedStyle(el).cursor === 'pointer' || pointerUnderHover(el))
+      && getComputedStyle(el.parentElement).cursor !== 'pointer' && !pointerUnderHover(el.parentElement)) {
       return 'clickable';
     }
     // Said to be enabled or not, which only a control is: a calendar's days drawn as table
@@ -1123,6 +1165,8 @@
   // an empty link; Tom Select's ×). The field's own text is only what filters its list;
   // empty, it would say nothing was chosen.
   const CHIPS_MOST = 50;
+  // Each chip's remover, and the chip's words, which say what it removes (see below).
+  const chipOf = new Map();
   const REMOVER = 'a, button, [role="button"], [class*="remove" i], [class*="close" i], [class*="delete" i]';
   const chipsBefore = (field) => {
     for (const box of boxesOfChoice(field)) {
@@ -1144,7 +1188,10 @@
         let words = collapse(item.innerText);
         if (mark && words.endsWith(mark)) words = words.slice(0, -mark.length).trim();
         else if (mark && words.startsWith(mark)) words = words.slice(mark.length).trim();
-        if (words) chips.push(words);
+        if (words) {
+          chips.push(words);
+          chipOf.set(removers[0], words);
+        }
       }
       if (chips.length) return chips.join(', ');
     }
@@ -1305,6 +1352,8 @@
       () => tooltipOf(el),
       () => iconLabel(el),
       () => (isFieldKind(kind) ? columnHeader(el) : ''),
+      // (One in a header cell, a table's filter row's, by the words over its column.)
+      () => (isFieldKind(kind) && el.closest('th') ? columnWords(el) : ''),
       () => (isFieldKind(kind) ? dialogTitle(el) : ''),
       () => (isFieldKind(kind) ? contextOf(el) : drawnText(el)),
       // What a class says a control does comes before the glyph it draws (DataTable's
@@ -1500,8 +1549,11 @@
             .reduce((text, aside) => (aside ? text.replace(aside, '') : text), collapse(choicesText(el))).trim();
       parts.push(shown ? quoted(shown, VALUE_LIMIT) : '(empty)');
     } else if (tag === 'input' && secretField(el)) {
-      // Passwords go to the website, never through the model.
-      parts.push(el.value ? '(filled)' : '(empty)');
+      // Passwords go to the website, never through the model. (The chips drawn before one are
+      // not its value: Selectize's search field says autocomplete="new-password" to keep the
+      // browser's autofill away.)
+      const chips = el.value ? '' : chipsBefore(el);
+      parts.push(el.value ? '(filled)' : chips ? quoted(chips, VALUE_LIMIT) : '(empty)');
     } else if (kind === 'input' || kind.startsWith('input:') || kind === 'textarea' || kind === 'editable') {
       let value = tag === 'input' || tag === 'textarea' ? el.value : el.innerText.trim();
       if (editors.has(el)) value = editorText(editors.get(el));
@@ -1710,14 +1762,23 @@
         const words = (nearestRow && rowWords(nearestRow, el)) || (row === el ? '' : rowWords(row, el))
           || (before && !holds.has(before) ? rowWords(before, el) : '');
         // Alike in one row of a table (its filter row's fields, each column's): its column.
-        const column = !words && columnWords(el);
-        if (!words && !column) continue;
         const element = elements[index];
+        const column = !words && columnWords(el);
+        if (!words && (!column || column === element.label)) continue;
         const said = words ? '(in "' + words.replace(/"/g, "'") + '")'
           : '(in column "' + cut(column, ROW_WORDS).replace(/"/g, "'") + '")';
         element.state = element.state ? element.state + ' ' + said : said;
       }
     }
+  });
+  // A chip's remover ("Remove", "×") says which chip it removes, where nothing else did.
+  readable(() => {
+    elements.forEach((element, index) => {
+      const words = chipOf.get(listed[index].el);
+      if (!words || element.state.includes('(in "')) return;
+      const said = '(in "' + cut(words, ROW_WORDS).replace(/"/g, "'") + '")';
+      element.state = element.state ? element.state + ' ' + said : said;
+    });
   });
   // Where the keyboard's focus is (what Tab moved): the element holding it, found through
   // open shadow roots and same-origin frames, then the listed element that is it or holds it
@@ -1833,21 +1894,29 @@
   // its messages framework's list (`.messagelist`'s items) and its forms' own errors
   // (`.errornote`: a sign-in's "Please enter the correct username and password…").
   const ALERTS = '[role="alert"], .alert, .messagelist > li, .errornote';
+  // A notification floating over the page that says nothing to screen readers, told by its
+  // class (Shiny's "shiny-notification", a "toast", a "snackbar"), is said as one too.
+  const NOTICES = '[class*="notification" i], [class*="toast" i], [class*="snackbar" i]';
+  const NOTICE_CLASS = /(^|[-_])(notification|toast|snackbar)$/i;
+  const notice = (box) => itemsOf(box.classList).some((token) => NOTICE_CLASS.test(token)) && !!floating(box);
   const alerts = readable(() => {
     // (Only their invalid states: an alert's link listed alike elsewhere says the alert's
     // words as the row it is on.)
     const states = elements.map((element) => element.state).filter((state) => state.includes('(invalid: ')).join(' ');
     const said = [];
-    for (const box of [document, ...shadowRoots].flatMap((root) => itemsOf(allIn(root, ALERTS)))) {
+    const boxes = [document, ...shadowRoots].flatMap((root) => itemsOf(allIn(root, ALERTS + ', ' + NOTICES)))
+      .filter((box) => box.matches(ALERTS) || notice(box));
+    for (const box of boxes) {
       if (said.length >= ALERTS_SAID) break;
       if (!shownInView(box) || (dialogBox && (within(box, dialogBox) || underDialog(box)))) continue;
-      const text = cut(saysBesideControls(box, null), ALERT_TEXT_LIMIT);
+      // (Less a mark drawn at either end to close it: Shiny's "×" is no button.)
+      const text = cut(saysBesideControls(box, null).replace(/^[^\p{L}\p{N}\s]+\s+|\s+[^\p{L}\p{N}\s]+$/gu, ''),
+        ALERT_TEXT_LIMIT);
       if (text && !states.includes(text) && !said.includes(text)) said.push(text);
     }
     return said;
   }) || [];
-  // How far the page, and what scrolls under the middle of the view, are scrolled down: a
-  // wheel there scrolls them, so `scroll` can say how far it went.
+  // So that `scroll` can say how far it went, whichever box it moved.
   const scrolled = Math.round(scrolledInAll);
   return {
     url: location.href, title: document.title, elements, above, below, past_max: pastMax, said, scrolled, dialog, alerts,

@@ -1008,10 +1008,19 @@ async fn a_list_box_or_a_tag_field_says_what_is_chosen_in_it() {
             ("None", "(no options)"),
             ("Posts", "= \"Post number 3, Post number 7\""),
             ("Cities", "= \"Rome\""),
+            ("Colours", "= \"green\""),
+            ("New PIN", "(filled)"),
             ("Amount", "(empty)"),
             ("Code", "(empty)"),
         ]
     );
+    // A chip's remover says which chip it removes.
+    let remover = listing
+        .elements
+        .iter()
+        .find(|e| e.label == "Remove")
+        .expect("the chip's remover");
+    assert_eq!(remover.state, "(in \"green\")");
     worker.stop().await;
 }
 
@@ -1216,7 +1225,11 @@ async fn alerts_in_view_are_said_once() {
     let (listing, _) = list(b, "p", "alerts", 50).await;
     assert_eq!(
         listing.alerts,
-        ["Wrong password. Try again.", "Would you like to get news?"]
+        [
+            "Wrong password. Try again.",
+            "Please agree to the terms first.",
+            "Would you like to get news?"
+        ]
     );
     assert_eq!(
         listing.elements[0],
@@ -1293,9 +1306,11 @@ async fn a_dialog_holding_a_form_is_said_without_its_fields_labels() {
 /// A dashboard's form as Dash 4 draws it: a label tied to nothing above each widget's box
 /// names it (ahead of a placeholder, and of an aria-label that only repeats one); a dropdown
 /// drawn as a button shows its placeholder as no value; a calendar's days, table cells that say
-/// aria-disabled, are listed and pressed (their handler at the document); a field beside a
-/// dropdown is not named by its value; a table's fields alike in one row are told apart by
-/// their columns; icon buttons are named by the class that says what they do.
+/// aria-disabled or that the style draws pressable only under the pointer (Shiny's), are
+/// listed and pressed (their handler at the document); a field beside a dropdown is not named
+/// by its value; a table's fields alike in one row are told apart by their columns, and one
+/// in a header cell that nothing names is named by its column; icon
+/// buttons are named by the class that says what they do.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_dashboards_widgets_are_named_by_the_labels_above_them_and_its_calendar_days_listed() {
     let (site, _dir, worker) = site_and_worker().await;
@@ -1327,23 +1342,22 @@ async fn a_dashboards_widgets_are_named_by_the_labels_above_them_and_its_calenda
             "clickable \"4\" (disabled)",
             "input \"filter data...\" (empty) (in column \"Id\")",
             "input \"filter data...\" (empty) (in column \"Name\")",
+            "input:number \"Price\" (empty)",
+            "input:number \"Price\" (empty)",
             "button \"Aa\" (in column \"Id\")",
             "button \"Aa\" (in column \"Name\")",
-            "checkbox \"1 Apples\" (unchecked)",
+            "checkbox \"1 Apples 3\" (unchecked)",
             "button \"first page\" (disabled)",
             "button \"next page\" ",
+            "clickable \"7\" ",
+            "clickable \"8\" (selected)",
+            "clickable \"9\" ",
         ]
     );
+    let out = "() => document.getElementById('out').textContent";
     tap_listed(b, "p", "dashboard", 13).await;
-    assert_eq!(
-        eval(
-            b,
-            "p",
-            "() => document.getElementById('out').textContent",
-            Value::Null
-        )
-        .await,
-        "\"day 2\""
-    );
+    assert_eq!(eval(b, "p", out, Value::Null).await, "\"day 2\"");
+    tap_listed(b, "p", "dashboard", 27).await;
+    assert_eq!(eval(b, "p", out, Value::Null).await, "\"day 9\"");
     worker.stop().await;
 }
