@@ -1,13 +1,15 @@
 // Short timers the page began on input (a search box's pause before it asks its server, a menu
 // that opens a moment after its click, see input_timers.js) fire first: what they start is
-// what the input did.
-() => (typeof window.__nanomuseInputTimers === 'function'
+// what the input did. A request one of them began during this look is said ('requesting'):
+// the browser may not have told of it yet.
+() => ((lookStarted) => (typeof window.__nanomuseInputTimers === 'function'
   ? window.__nanomuseInputTimers(1000) : Promise.resolve()).then(() => new Promise((resolve) => requestAnimationFrame(() => {
   const channel = new MessageChannel();
   channel.port1.onmessage = () => {
     const recent = (mark) => mark !== undefined && performance.now() - mark < 1000;
+    const requesting = (window.__nanomuseRequestedAt || -Infinity) >= lookStarted;
     resolve(recent(window.__nanomuseLeavingAt) || recent(window.__nanomusePopupAt)
-      ? 'leaving' : document.readyState);
+      ? 'leaving' : requesting ? 'requesting' : document.readyState);
   };
   // A transition under way (a menu fading out, a dialog sliding in) ends first: what leaves
   // stays in the document until it has. Endless or long ones (a spinner, a progress bar) are
@@ -48,4 +50,4 @@
       .then(() => requestAnimationFrame(untilEnded));
   };
   untilEnded();
-})))
+}))))(performance.now())

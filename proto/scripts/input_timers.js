@@ -46,6 +46,27 @@
     pending.set(id, now + wait);
     return id;
   };
+  // A request begun by such a timer's handler, or by input itself (the suggestions a pause
+  // asks for): the browser tells of it a moment after the page made it, and a look that ends
+  // meanwhile would find the network quiet. Marked here, for FRAME_DRAWN to say instead.
+  let requestedAt = -Infinity;
+  const requested = () => {
+    const now = performance.now();
+    if (firing > 0 || now - inputAt <= AFTER_INPUT_MS) requestedAt = now;
+  };
+  const pageFetch = window.fetch;
+  if (typeof pageFetch === 'function') {
+    window.fetch = function fetch(...args) {
+      requested();
+      return pageFetch.apply(this, args);
+    };
+  }
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function send(...args) {
+    requested();
+    return send.apply(this, args);
+  };
+  Object.defineProperty(window, '__nanomuseRequestedAt', { get: () => requestedAt });
   // Timeouts and intervals share their ids: either clears a timeout.
   window.clearTimeout = function clearTimeout(id) {
     pending.delete(id);

@@ -443,7 +443,10 @@
   // one dropdown, listed once, as its field.
   const comboboxToggle = (el) => {
     if (el.getAttribute('tabindex') !== '-1' || !(el.hasAttribute('aria-haspopup') || el.hasAttribute('aria-expanded'))) return false;
+    // (Beside it: in a box that holds the field, the toggle and a clear button at most, not in
+    // a form of other dropdowns, Dash's, each a button out of the tab order.)
     for (let node = el.parentElement, depth = 0; node && depth < 2; node = node.parentElement, depth += 1) {
+      if (allIn(node, CONTROLS).length > 3) return false;
       if (itemsOf(allIn(node, 'input[role="combobox"], [role="combobox"] input')).some((field) => !unseen(field))) return true;
     }
     return false;
@@ -890,7 +893,7 @@
   // Before a slider's box, a few words of any element name it too (noUiSlider's handles, a
   // shop's "Price" above its range): no field is drawn there to be named by them instead.
   const SLIDER_NAME_WORDS = 4;
-  const labelBeforeBox = (el, kind) => {
+  const labelBeforeBox = (el, kind, alone = false) => {
     let node = el;
     // (What the field's own popup says, open inside its box, is not written there: a date
     // field's calendar. A field inside a popup is named inside it.)
@@ -900,6 +903,9 @@
     for (let depth = 0; node && depth < 6 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
       if (node !== el && (node.matches(ROWS) || (inPopup && node.matches(POPUPS))
         || !onlyNumbers(textAround(node, el, false, besides)))) return '';
+      // (`alone`: not past a box that holds other fields, each of which it would name.)
+      if (alone && node !== el && kind !== 'slider'
+        && otherFields(node, el).some((other) => inPopup || !other.closest(POPUPS))) return '';
       const before = node.previousElementSibling;
       if (!before || allIn(before, FIELDS).length > 0) continue;
       if (before.localName === 'label' && !before.hasAttribute('for')) return before.innerText;
@@ -1137,10 +1143,13 @@
   // first option): the words of the box around the field, a few levels out at most, but a
   // <label>'s, which hold the dropdown's name, and a placeholder its class calls one.
   const drawnChoice = (field) => {
+    // (Nor its own name, drawn in the box as a floating label that is no <label>: Quasar's
+    // empty multiple select showed "Extras" as its choice.)
+    const name = collapse(field.getAttribute('aria-label') || labelWords(field));
     for (const box of boxesOfChoice(field)) {
       const words = [...drawnPlaceholders(box), ...itemsOf(allIn(box, 'label'))]
         .reduce((text, aside) => text.replace(collapse(aside.innerText), ''), collapse(box.innerText)).trim();
-      if (words) return words;
+      if (words) return words === name ? '' : words;
     }
     return '';
   };
@@ -1345,8 +1354,9 @@
         : fullerTitle(el, kind === 'option' ? optionText(el) : contentText(el))),
       // A <label> tied to nothing just before the field's box is what a person reads as its
       // name; a placeholder is a hint of what to type ("Full name" under "Customer name").
-      () => (isFieldKind(kind) ? labelBeforeBox(el, kind) : ''),
+      () => (isFieldKind(kind) ? labelBeforeBox(el, kind, true) : ''),
       () => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'),
+      () => (isFieldKind(kind) ? labelBeforeBox(el, kind) : ''),
       () => buttonInputText(el),
       () => imageAlt(el),
       () => tooltipOf(el),

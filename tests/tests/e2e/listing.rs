@@ -1304,8 +1304,10 @@ async fn a_dialog_holding_a_form_is_said_without_its_fields_labels() {
 }
 
 /// A dashboard's form as Dash 4 draws it: a label tied to nothing above each widget's box
-/// names it (ahead of a placeholder, and of an aria-label that only repeats one); a dropdown
-/// drawn as a button shows its placeholder as no value; a calendar's days, table cells that say
+/// names it (ahead of a placeholder, and of an aria-label that only repeats one), not each of
+/// several fields in one box; a dropdown drawn as a button shows its placeholder as no value,
+/// and one whose name floats in its box (Quasar's) does not show that name as its value; a
+/// dropdown out of the tab order is not a combobox's toggle for another in the form; a calendar's days, table cells that say
 /// aria-disabled or that the style draws pressable only under the pointer (Shiny's), are
 /// listed and pressed (their handler at the document); a field beside a dropdown is not named
 /// by its value; a table's fields alike in one row are told apart by their columns, and one
@@ -1326,6 +1328,9 @@ async fn a_dashboards_widgets_are_named_by_the_labels_above_them_and_its_calenda
         seen,
         [
             "input \"Customer name\" (empty)",
+            "input \"From\" (empty)",
+            "input \"To\" (empty)",
+            "select \"Rooms\" (empty) (collapsed)",
             "select \"Country\" (empty) (collapsed)",
             "select \"Extras\" = \"Express\" (collapsed)",
             "input \"Delivery date\" = \"2026-12-10\"",
@@ -1355,9 +1360,33 @@ async fn a_dashboards_widgets_are_named_by_the_labels_above_them_and_its_calenda
         ]
     );
     let out = "() => document.getElementById('out').textContent";
-    tap_listed(b, "p", "dashboard", 13).await;
+    tap_listed(b, "p", "dashboard", 16).await;
     assert_eq!(eval(b, "p", out, Value::Null).await, "\"day 2\"");
-    tap_listed(b, "p", "dashboard", 27).await;
+    tap_listed(b, "p", "dashboard", 30).await;
     assert_eq!(eval(b, "p", out, Value::Null).await, "\"day 9\"");
+    worker.stop().await;
+}
+
+/// The settle's look says when a short timer begun on input asked the server for something
+/// during it ('requesting'): the browser tells of the request a moment after the page made it,
+/// and a look that ended meanwhile called the page quiet before the answer came (seen under a
+/// full run's load: a search box's suggestions missing from typing's reply). The next look,
+/// begun after, says the page's state again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_look_says_a_request_that_a_timer_begun_on_input_made_during_it() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/pause.html")).await;
+    eval(
+        b,
+        "p",
+        "() => { const q = document.getElementById('q'); q.value = 'fern'; \
+         q.dispatchEvent(new Event('input', { bubbles: true })); }",
+        Value::Null,
+    )
+    .await;
+    let look = nanomuse_proto::scripts::FRAME_DRAWN;
+    assert_eq!(eval(b, "p", look, Value::Null).await, "\"requesting\"");
+    assert_eq!(eval(b, "p", look, Value::Null).await, "\"complete\"");
     worker.stop().await;
 }
