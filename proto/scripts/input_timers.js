@@ -61,10 +61,10 @@
       return pageFetch.apply(this, args);
     };
   }
-  const send = XMLHttpRequest.prototype.send;
+  const pageSend = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function send(...args) {
     requested();
-    return send.apply(this, args);
+    return pageSend.apply(this, args);
   };
   Object.defineProperty(window, '__nanomuseRequestedAt', { get: () => requestedAt });
   // Timeouts and intervals share their ids: either clears a timeout.

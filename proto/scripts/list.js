@@ -729,6 +729,23 @@
     try { item.landmarks = landmarksAround(item.el); } catch (_) { item.landmarks = []; }
   }
   const ordered = inRegions(byLines, 0);
+  // An open popup that its owner names (aria-controls, aria-owns: a dropdown's list drawn at the
+  // end of the document, Quasar's, outside the main landmark its field is in) is read right
+  // after its owner, as a person reads a list that opens under its field.
+  try {
+    for (const popup of openPopups) {
+      const ids = [popup, ...itemsOf(allIn(popup, '[id]'))].map((node) => node.id).filter(Boolean);
+      if (!ids.length) continue;
+      const owner = ordered.findIndex(({ el }) => ['aria-controls', 'aria-owns'].some((name) =>
+        (el.getAttribute(name) || '').split(/\s+/).some((id) => ids.includes(id))));
+      if (owner < 0 || popup.contains(ordered[owner].el)) continue;
+      const members = ordered.filter(({ el }) => popup.contains(el));
+      if (!members.length || ordered.indexOf(members[0]) === owner + 1) continue;
+      const rest = ordered.filter((item) => !members.includes(item));
+      rest.splice(rest.indexOf(ordered[owner]) + 1, 0, ...members);
+      ordered.splice(0, ordered.length, ...rest);
+    }
+  } catch (_) { /* read in place */ }
   // More in view than a listing holds: the first ones, those below reached by scrolling down;
   // at the bottom of what scrolls, where nothing would bring the last ones up, the last ones,
   // those above reached by scrolling up (Django's changelist: its pagination and Save).
@@ -1868,8 +1885,10 @@
   // words are part of what it says (Django's "The tag “news” was added successfully.", the
   // tag's name a link to it).
   const CONTROLS_BUT_LINKS = CONTROLS.split(', ').filter((control) => !['a[href]', '[role="link"]'].includes(control)).join(', ');
+  // (Not what it hides from screen readers: an icon's ligature, Quasar's notification's
+  // "warning".)
   const saysBesideControls = (box, titling) => textAround(box, titling || box.ownerDocument.createElement('i'),
-    CONTROLS_BUT_LINKS, 'select, textarea, script, style, template, label')
+    CONTROLS_BUT_LINKS, 'select, textarea, script, style, template, label, [aria-hidden="true"]')
     // (Its pieces are read apart: no space is left inside quotes and brackets around a link.)
     .replace(/([“‘"'(\[«]) /g, '$1').replace(/ ([”’"')\]».,;:!?])/g, '$1');
   const dialogBox = readable(() => {

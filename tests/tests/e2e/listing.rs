@@ -1377,16 +1377,43 @@ async fn a_look_says_a_request_that_a_timer_begun_on_input_made_during_it() {
     let (site, _dir, worker) = site_and_worker().await;
     let b = &worker.backend;
     open_at(b, "p", format!("http://{site}/fixtures/pause.html")).await;
-    eval(
-        b,
-        "p",
-        "() => { const q = document.getElementById('q'); q.value = 'fern'; \
-         q.dispatchEvent(new Event('input', { bubbles: true })); }",
-        Value::Null,
-    )
-    .await;
     let look = nanomuse_proto::scripts::FRAME_DRAWN;
-    assert_eq!(eval(b, "p", look, Value::Null).await, "\"requesting\"");
-    assert_eq!(eval(b, "p", look, Value::Null).await, "\"complete\"");
+    // By fetch, then by XMLHttpRequest, which is still answered.
+    for field in ["q", "q2"] {
+        eval(
+            b,
+            "p",
+            "(id) => { const q = document.getElementById(id); q.value = 'fern'; \
+             q.dispatchEvent(new Event('input', { bubbles: true })); }",
+            json!(field),
+        )
+        .await;
+        assert_eq!(eval(b, "p", look, Value::Null).await, "\"requesting\"");
+        assert_eq!(eval(b, "p", look, Value::Null).await, "\"complete\"");
+    }
+    let answered = "() => new Promise((resolve) => { let tries = 150; const look = () => \
+         document.getElementById('found').textContent ? resolve(true) \
+         : (tries -= 1) > 0 ? setTimeout(look, 20) : resolve(false); look(); })";
+    assert_eq!(eval(b, "p", answered, Value::Null).await, "true");
     worker.stop().await;
+}
+
+/// A list open at the end of the document (a portal), outside the landmark its field is in, is
+/// read right after the field that names it (aria-controls), not after the whole landmark.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_list_drawn_at_the_documents_end_is_read_after_the_field_that_opened_it() {
+    let labels: Vec<String> = listed_fixture("portal")
+        .await
+        .into_iter()
+        .map(|e| format!("{} {}", e.kind, e.label))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "select Fruit",
+            "option Apple",
+            "option Pear",
+            "button Order"
+        ]
+    );
 }
