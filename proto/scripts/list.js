@@ -1449,11 +1449,12 @@
 
   // The error a form shows in the field's own box (Django's and Wagtail's error list, a
   // Bootstrap invalid-feedback), which its aria-describedby may leave out for the help text.
-  const errorBeside = (el) => {
+  const errorBeside = (el, drawn = false) => {
     let node = el.parentElement;
     for (let depth = 0; node && depth < 4 && node.localName !== 'form'; depth += 1, node = node.parentElement) {
       if (itemsOf(allIn(node, FIELDS)).some((other) => other !== el && !el.contains(other))) return '';
       const shown = itemsOf(allIn(node, '[role="alert"], [class*="error" i], [id*="error" i], .invalid-feedback'))
+        .filter((box) => !drawn || transparentOnly(box))
         .map((box) => collapse(box.innerText)).find(Boolean);
       if (shown) return shown;
     }
@@ -1469,6 +1470,11 @@
     }
     let userInvalid = false;
     try { userInvalid = el.matches(':user-invalid'); } catch (_) { /* an older engine */ }
+    // A field the browser finds invalid whose error the page draws beside it (Bootstrap's
+    // .invalid-feedback, shown once its script marked the form validated) is said so, in the
+    // page's words.
+    const drawnError = el.matches && el.matches(':invalid') ? errorBeside(el, true) : '';
+    if (drawnError) return collapse(drawnError);
     return userInvalid ? collapse(el.validationMessage) : null;
   };
 

@@ -1241,6 +1241,19 @@ async fn alerts_in_view_are_said_once() {
             "(empty) (invalid: Enter your email)"
         )
     );
+    // The error a page draws beside a field the browser finds invalid is its state; hidden, not.
+    let state_of = |label: &str| {
+        listing
+            .elements
+            .iter()
+            .find(|e| e.label == label)
+            .map(|e| e.state.clone())
+    };
+    assert_eq!(
+        state_of("City").as_deref(),
+        Some("(empty) (invalid: Please give a city.)")
+    );
+    assert_eq!(state_of("Zip").as_deref(), Some("(empty)"));
     open_at(b, "m", format!("http://{site}/fixtures/messages.html")).await;
     let (listing, _) = list(b, "m", "messages", 50).await;
     assert_eq!(
