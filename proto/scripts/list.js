@@ -1900,7 +1900,8 @@
   const dialogBox = readable(() => {
     const open = [document, ...shadowRoots]
       .flatMap((root) => itemsOf(allIn(root, DIALOGS)))
-      .filter((box) => (box.getAttribute('aria-modal') === 'true' || box.getAttribute('role') === 'alertdialog'
+      .filter((box) => (box.getAttribute('aria-modal') === 'true'
+          || (box.getAttribute('role') === 'alertdialog' && box.getAttribute('aria-modal') !== 'false')
           || (box.localName === 'dialog' && box.matches(':modal'))) && shownInView(box));
     return open[open.length - 1] || null;
   });
@@ -1929,6 +1930,22 @@
   // its messages framework's list (`.messagelist`'s items) and its forms' own errors
   // (`.errornote`: a sign-in's "Please enter the correct username and password…").
   const ALERTS = '[role="alert"], .alert, .messagelist > li, .errornote';
+  // And a status a page draws (Streamlit's success and info boxes: role=status), or an alert
+  // dialog that says it holds nothing back (Streamlit's toast: aria-modal=false); not a status
+  // only screen readers hear (a spinner's clipped "Loading…", a count of results).
+  const STATUSES = '[role="status"], [role="alertdialog"][aria-modal="false"]';
+  const drawnWords = (box) => {
+    const walker = box.ownerDocument.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.data.trim()) continue;
+      let hidden = false;
+      for (let up = node.parentElement; up && !hidden; up = up === box ? null : up.parentElement) {
+        hidden = clippedAway(up);
+      }
+      if (!hidden) return true;
+    }
+    return false;
+  };
   // A notification floating over the page that says nothing to screen readers, told by its
   // class (Shiny's "shiny-notification", a "toast", a "snackbar"), is said as one too.
   const NOTICES = '[class*="notification" i], [class*="toast" i], [class*="snackbar" i]';
@@ -1939,8 +1956,8 @@
     // words as the row it is on.)
     const states = elements.map((element) => element.state).filter((state) => state.includes('(invalid: ')).join(' ');
     const said = [];
-    const boxes = [document, ...shadowRoots].flatMap((root) => itemsOf(allIn(root, ALERTS + ', ' + NOTICES)))
-      .filter((box) => box.matches(ALERTS) || notice(box));
+    const boxes = [document, ...shadowRoots].flatMap((root) => itemsOf(allIn(root, `${ALERTS}, ${NOTICES}, ${STATUSES}`)))
+      .filter((box) => box.matches(ALERTS) || (box.matches(STATUSES) ? drawnWords(box) : notice(box)));
     for (const box of boxes) {
       if (said.length >= ALERTS_SAID) break;
       if (!shownInView(box) || (dialogBox && (within(box, dialogBox) || underDialog(box)))) continue;

@@ -1430,3 +1430,19 @@ async fn a_list_drawn_at_the_documents_end_is_read_after_the_field_that_opened_i
         ]
     );
 }
+
+/// What a page says of how things went without role=alert is said too where a person reads it:
+/// a status drawn on the page (Streamlit's success box), an alert dialog that says it holds
+/// nothing back (Streamlit's toast), which is no dialog open over the page; a status only
+/// screen readers hear (a spinner's "Loading…", a count of results) is not.
+#[tokio::test(flavor = "multi_thread")]
+async fn statuses_drawn_and_toasts_that_hold_nothing_back_are_said_as_alerts() {
+    let (site, _dir, worker) = site_and_worker().await;
+    let b = &worker.backend;
+    open_at(b, "p", format!("http://{site}/fixtures/statuses.html")).await;
+    let (listing, _) = list(b, "p", "statuses", 50).await;
+    assert_eq!(listing.alerts, ["Thanks Ada", "Order placed!"]);
+    assert_eq!(listing.dialog, None);
+    assert_eq!(listing.elements.len(), 1, "{:?}", listing.elements);
+    worker.stop().await;
+}
