@@ -95,31 +95,67 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
                 "{typed}, but it is still empty: {}.",
                 what_it_takes(&field.kind)
             ),
-            Some(field) => match option_named(listing, &text) {
-                Some(option) if field.state.contains("(expanded)") || !listed_before(option) => {
-                    format!(
+            Some(field) => {
+                let opened = field.state.contains("(expanded)");
+                let offered: Vec<_> = options_named(listing, &text)
+                    .into_iter()
+                    .filter(|option| opened || !listed_before(option))
+                    .collect();
+                match offered.as_slice() {
+                    [] => format!("{typed}."),
+                    [option] => format!(
                         "{typed}; the list it opened offers [{}] {}: click {} to choose it \
                          (typing alone chooses nothing there).",
                         option.n,
                         quoted(&option.label),
                         option.n
-                    )
+                    ),
+                    several => format!(
+                        "{typed}; the list it opened offers {}: click one to choose it \
+                         (typing alone chooses nothing there).",
+                        several
+                            .iter()
+                            .map(|option| format!("[{}] {}", option.n, quoted(&option.label)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 }
-                _ => format!("{typed}."),
-            },
+            }
             None => format!("{typed}."),
         }
     })
     .await
 }
 
-/// The option of an open list named as `text` is, not yet chosen: a combobox that filters as
-/// one types (Gradio's dropdown) takes a value only once an option is pressed, and goes back
-/// to its last one when the focus leaves it.
-fn option_named<'a>(listing: &'a Listing, text: &str) -> Option<&'a ListedElement> {
-    listing.elements.iter().find(|e| {
-        e.kind == "option" && !e.state.contains("(selected)") && named_alike(&e.label, text)
-    })
+/// The most options a reply names for the text typed.
+const OPTIONS_NAMED: usize = 5;
+
+/// The options of an open list that the text names, not yet chosen: the one named as the text
+/// is, else those whose names hold it (a filter typed in part: "Sou" for "South"), a few at
+/// most. A combobox that filters as one types (Gradio's, Streamlit's) takes a value only once
+/// an option is pressed, and goes back to its last one when the focus leaves it.
+fn options_named<'a>(listing: &'a Listing, text: &str) -> Vec<&'a ListedElement> {
+    let open: Vec<_> = listing
+        .elements
+        .iter()
+        .filter(|e| e.kind == "option" && !e.state.contains("(selected)"))
+        .collect();
+    if let Some(exact) = open.iter().find(|e| named_alike(&e.label, text)) {
+        return vec![exact];
+    }
+    let typed = text.trim().to_lowercase();
+    if typed.is_empty() {
+        return Vec::new();
+    }
+    let holding: Vec<_> = open
+        .into_iter()
+        .filter(|e| e.label.to_lowercase().contains(&typed))
+        .collect();
+    if holding.len() > OPTIONS_NAMED {
+        Vec::new()
+    } else {
+        holding
+    }
 }
 
 /// Whether two names are the same to a person: case and the space around them aside.
@@ -475,6 +511,39 @@ mod tests {
         let (reply, _) = h.ok(type_into(1, "Paris")).await;
         assert!(
             reply.text.starts_with("Typed 5 characters into 'Posts'.\n"),
+            "{}",
+            reply.text
+        );
+        // Typed in part, the options whose names hold the text are named, each.
+        let typed_into = page.clone();
+        h.backend.on::<TypeRequest>(move |_| {
+            typed_into.set(
+                "https://x.example/user",
+                "User",
+                &[
+                    ("input", "Posts"),
+                    ("option", "Post number 3"),
+                    ("option", "Post number 7"),
+                    ("option", "Poster"),
+                    ("button", "Save"),
+                ],
+            );
+            Ok(Default::default())
+        });
+        h.list_first().await;
+        page.set(
+            "https://x.example/user",
+            "User",
+            &[("input", "Posts"), ("button", "Save")],
+        );
+        h.list_first().await;
+        let (reply, _) = h.ok(type_into(1, "number")).await;
+        assert!(
+            reply.text.starts_with(
+                "Typed 6 characters into 'Posts'; the list it opened offers [2] 'Post number \
+                 3', [3] 'Post number 7': click one to choose it (typing alone chooses nothing \
+                 there).\n"
+            ),
             "{}",
             reply.text
         );
