@@ -443,11 +443,12 @@
   // one dropdown, listed once, as its field.
   const comboboxToggle = (el) => {
     if (el.getAttribute('tabindex') !== '-1' || !(el.hasAttribute('aria-haspopup') || el.hasAttribute('aria-expanded'))) return false;
-    // (Beside it: in a box that holds the field, the toggle and a clear button at most, not in
-    // a form of other dropdowns, Dash's, each a button out of the tab order.)
+    // (Beside it: in a box whose one field seen is that combobox, not in a form of other
+    // fields and dropdowns, Dash's, each a button out of the tab order.)
     for (let node = el.parentElement, depth = 0; node && depth < 2; node = node.parentElement, depth += 1) {
-      if (allIn(node, CONTROLS).length > 3) return false;
-      if (itemsOf(allIn(node, 'input[role="combobox"], [role="combobox"] input')).some((field) => !unseen(field))) return true;
+      const fields = itemsOf(allIn(node, FIELDS)).filter((field) => !unseen(field));
+      if (fields.length > 1) return false;
+      if (fields.length === 1 && fields[0].matches('input[role="combobox"], [role="combobox"] input')) return true;
     }
     return false;
   };
@@ -1194,20 +1195,33 @@
   // Each chip's remover, and the chip's words, which say what it removes (see below).
   const chipOf = new Map();
   const REMOVER = 'a, button, [role="button"], [class*="remove" i], [class*="close" i], [class*="delete" i]';
+  // The controls of no words in `item` that remove it, the outermost (an icon inside one may
+  // be classed "close" too).
+  const removersIn = (item) => itemsOf(item.querySelectorAll(REMOVER))
+    .filter((remover, _, all) => !all.some((other) => other !== remover && other.contains(remover))
+      && /^[×✕✖x]?$/i.test(collapse(remover.innerText)) && visibleByCss(remover));
   const chipsBefore = (field) => {
-    for (const box of boxesOfChoice(field)) {
+    // The boxes around the field, a few levels out, up to a <label> or one holding another
+    // field seen (the chips' removers and the field's own buttons are none: Streamlit's).
+    for (let box = field.parentElement, level = 0; box && level < 3 && box.localName !== 'label';
+      level += 1, box = box.parentElement) {
+      if (itemsOf(allIn(box, 'input, select, textarea')).some((other) => other !== field && !unseen(other))) break;
       // The box's children before the one holding the field, each a chip if it holds some
       // words and one such control (small ones only: not a whole menu before a search box; a
-      // box of many is no tag field's).
+      // box of many is no tag field's); a group of such chips, its children (Streamlit's
+      // "Selected values").
       if (box.children.length > CHIPS_MOST) break;
-      const chips = [];
+      const before = [];
       for (const item of itemsOf(box.children)) {
         if (item.contains(field)) break;
+        before.push(item);
+      }
+      const items = before.flatMap((item) => (item.children.length > 1 && item.children.length <= CHIPS_MOST
+        && removersIn(item).length > 1 ? itemsOf(item.children) : [item]));
+      const chips = [];
+      for (const item of items) {
         if (item.getElementsByTagName('*').length > 12 || !visibleByCss(item)) continue;
-        // (The outermost: an icon inside the control may be classed "close" too.)
-        const removers = itemsOf(item.querySelectorAll(REMOVER))
-          .filter((remover, _, all) => !all.some((other) => other !== remover && other.contains(remover))
-            && /^[×✕✖x]?$/i.test(collapse(remover.innerText)) && visibleByCss(remover));
+        const removers = removersIn(item);
         if (removers.length !== 1) continue;
         // Less the control's ×, drawn at either end.
         const mark = collapse(removers[0].innerText);
@@ -1223,6 +1237,7 @@
     }
     return '';
   };
+
   // What a combobox that filters as one types shows under its field once an option is chosen
   // and the field emptied (Ant Design's select with search): the words drawn where the field
   // is, a few boxes out at most, but a placeholder and a label (a floating one lies there too).
@@ -1804,11 +1819,12 @@
       }
     }
   });
-  // A chip's remover ("Remove", "×") says which chip it removes, where nothing else did.
+  // A chip's remover ("Remove", "×") says which chip it removes, where nothing else did (its
+  // name, "Remove Tools", or its row).
   readable(() => {
     elements.forEach((element, index) => {
       const words = chipOf.get(listed[index].el);
-      if (!words || element.state.includes('(in "')) return;
+      if (!words || element.state.includes('(in "') || element.label.includes(words)) return;
       const said = '(in "' + cut(words, ROW_WORDS).replace(/"/g, "'") + '")';
       element.state = element.state ? element.state + ' ' + said : said;
     });

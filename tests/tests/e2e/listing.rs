@@ -1010,6 +1010,7 @@ async fn a_list_box_or_a_tag_field_says_what_is_chosen_in_it() {
             ("Cities", "= \"Rome\""),
             ("Colours", "= \"green\""),
             ("New PIN", "(filled)"),
+            ("Kinds", "= \"Tools, Toys\" (collapsed)"),
             ("Amount", "(empty)"),
             ("Code", "(empty)"),
         ]
