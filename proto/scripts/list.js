@@ -471,8 +471,9 @@
     let rect = el.getBoundingClientRect();
     if (kind === 'clickable' && delegates(el, rect)) return;
     const editor = kind === 'textarea' && editorOf(el);
-    // (What React Aria hides for screen readers is a native input.)
-    const forReaders = !editor && el.localName === 'input' && clippedWithin(el);
+    // (What React Aria hides for screen readers is a native input, or a select beside the one
+    // it draws: Streamlit's calendar's month and year.)
+    const forReaders = !editor && ['input', 'select'].includes(el.localName) && clippedWithin(el);
     if (editor) {
       target = editor;
       rect = editor.getBoundingClientRect();

@@ -1371,6 +1371,7 @@ async fn a_dashboards_widgets_are_named_by_the_labels_above_them_and_its_calenda
             "clickable \"7\" ",
             "clickable \"8\" (selected)",
             "clickable \"9\" ",
+            "select \"Month\" = \"March\" (collapsed)",
         ]
     );
     let out = "() => document.getElementById('out').textContent";
