@@ -1004,18 +1004,26 @@
     }
     return null;
   };
-  // The words over `el`'s column: those of the first row above its own that has any there and
-  // no field (a table's header over its filter row's fields).
+  // The words over `el`'s column: those of the first header row above its own that has any
+  // there and no field (a table's header over its filter row's fields).
   const columnWords = (el) => {
     const cell = el.closest('td, th');
     const row = cell && cell.parentElement;
     const table = row && row.localName === 'tr' && row.closest('table');
     if (!table) return '';
     const column = columnOf(cell);
+    // (Not a header for screen readers only, clipped away: Django's sidebar's "Model name".)
+    const forReaders = (node) => {
+      for (let up = node; up && up !== table; up = up.parentElement) if (clippedAway(up)) return true;
+      return false;
+    };
     for (const above of itemsOf(table.rows)) {
       if (above === row) break;
+      // (A header's row: the table's head, or a row of header cells alone.)
+      if (!(above.parentElement && above.parentElement.localName === 'thead')
+        && !itemsOf(above.cells).every((cell) => cell.localName === 'th')) continue;
       const over = cellAt(above, column);
-      const words = over && allIn(over, FIELDS).length === 0 && withoutMarks(wordsOf(over));
+      const words = over && allIn(over, FIELDS).length === 0 && !forReaders(over) && withoutMarks(wordsOf(over));
       if (words) return words;
     }
     return '';
@@ -1785,6 +1793,10 @@
       if (!alike.has(key)) alike.set(key, []);
       alike.get(key).push(index);
     });
+    // The names several listed controls bear (each model's "Add", to its own address).
+    const named = new Map();
+    for (const { label } of elements) if (label) named.set(label, (named.get(label) || 0) + 1);
+    const repeatedLabels = new Set([...named].filter(([, count]) => count > 1).map(([label]) => label));
     for (const indexes of alike.values()) {
       if (indexes.length < 2) continue;
       // How many of them each box around them holds.
@@ -1808,8 +1820,11 @@
         // (Not fields alike, which nothing names: a form's, whose heading is the whole form's.)
         const before = !isFieldKind(elements[index].kind) && allIn(row, FIELDS).length === 0
           && row.previousElementSibling;
-        const words = (nearestRow && rowWords(nearestRow, el)) || (row === el ? '' : rowWords(row, el))
+        const found = (nearestRow && rowWords(nearestRow, el)) || (row === el ? '' : rowWords(row, el))
           || (before && !holds.has(before) ? rowWords(before, el) : '');
+        // Words that are only the name of another control listed alike on many rows tell
+        // nothing (Django's sidebar: "Books" beside its "Add", as every model is).
+        const words = repeatedLabels.has(found) ? '' : found;
         // Alike in one row of a table (its filter row's fields, each column's): its column.
         const element = elements[index];
         const column = !words && columnWords(el);

@@ -1448,3 +1448,26 @@ async fn statuses_drawn_and_toasts_that_hold_nothing_back_are_said_as_alerts() {
     assert_eq!(listing.elements.len(), 1, "{:?}", listing.elements);
     worker.stop().await;
 }
+
+/// Elements alike are not told apart by words that are only another control's name that many
+/// rows bear (Django's sidebar read its current model's link "Books" (in "Add")), nor by a
+/// column header for screen readers only, nor by a row above that is no header.
+#[tokio::test(flavor = "multi_thread")]
+async fn alike_links_are_not_told_apart_by_a_name_every_row_bears() {
+    let seen: Vec<String> = listed_fixture("models")
+        .await
+        .into_iter()
+        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "link \"Home\" ",
+            "link \"Books\" (in \"Home › › Add book\")",
+            "link \"Authors\" ",
+            "link \"Add\" ",
+            "link \"Books\" (current)",
+            "link \"Add\" ",
+        ]
+    );
+}
