@@ -309,6 +309,12 @@
     return (style.clip === 'rect(0px, 0px, 0px, 0px)' && ['absolute', 'fixed'].includes(style.position))
       || /^inset\((50|100)%/.test(style.clipPath);
   };
+  // Clipped away for screen readers, itself or a box around it below `root` (a table's visually
+  // hidden header, a spinner's "Loading…").
+  const readersOnlyBelow = (node, root) => {
+    for (let up = node; up && up !== root; up = up.parentElement) if (clippedAway(up)) return true;
+    return false;
+  };
   // Inside a box clipped away to nothing, a level or two out: for screen readers only (React
   // Aria's VisuallyHidden: Streamlit's checkboxes, radios and sliders).
   const clippedWithin = (el) => {
@@ -880,14 +886,8 @@
     let text = '';
     // Words said twice (a heading and its screen readers' copy) are read once.
     const said = new Set();
-    // Words for screen readers only (a table's visually hidden header: Django's "Model name
-    // Add link"), clipped away by a box around them, are not what a person reads.
-    const clipped = new Map();
-    const readersOnly = (node) => {
-      if (!node || node === row) return false;
-      if (!clipped.has(node)) clipped.set(node, clippedAway(node) || readersOnly(node.parentElement));
-      return clipped.get(node);
-    };
+    // (Words for screen readers only, Django's visually hidden "Model name Add link", are not
+    // what a person reads.)
     for (let node = walker.nextNode(); node && text.length < ROW_WORDS * 2; node = walker.nextNode()) {
       const parent = node.parentElement;
       if (!parent || el.contains(node) || parent.closest('select, textarea, script, style, template')) continue;
@@ -896,7 +896,7 @@
       const button = parent.closest('button, [role="button"]');
       if (button && row.contains(button)) continue;
       if (!node.data.trim() || (parent.checkVisibility && !parent.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true }))) continue;
-      if (readersOnly(parent)) continue;
+      if (readersOnlyBelow(parent, row)) continue;
       const words = collapse(node.data);
       if (said.has(words)) continue;
       said.add(words);
@@ -1012,18 +1012,15 @@
     const table = row && row.localName === 'tr' && row.closest('table');
     if (!table) return '';
     const column = columnOf(cell);
-    // (Not a header for screen readers only, clipped away: Django's sidebar's "Model name".)
-    const forReaders = (node) => {
-      for (let up = node; up && up !== table; up = up.parentElement) if (clippedAway(up)) return true;
-      return false;
-    };
     for (const above of itemsOf(table.rows)) {
       if (above === row) break;
       // (A header's row: the table's head, or a row of header cells alone.)
       if (!(above.parentElement && above.parentElement.localName === 'thead')
         && !itemsOf(above.cells).every((cell) => cell.localName === 'th')) continue;
       const over = cellAt(above, column);
-      const words = over && allIn(over, FIELDS).length === 0 && !forReaders(over) && withoutMarks(wordsOf(over));
+      // (Not a header for screen readers only: Django's sidebar's "Model name".)
+      const words = over && allIn(over, FIELDS).length === 0 && !readersOnlyBelow(over, table)
+        && withoutMarks(wordsOf(over));
       if (words) return words;
     }
     return '';
@@ -1969,12 +1966,7 @@
   const drawnWords = (box) => {
     const walker = box.ownerDocument.createTreeWalker(box, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!node.data.trim()) continue;
-      let hidden = false;
-      for (let up = node.parentElement; up && !hidden; up = up === box ? null : up.parentElement) {
-        hidden = clippedAway(up);
-      }
-      if (!hidden) return true;
+      if (node.data.trim() && !readersOnlyBelow(node.parentElement, box.parentElement)) return true;
     }
     return false;
   };
