@@ -857,7 +857,9 @@
   // Text a person sees, inside `container` but not inside `field`; with `plain`, not inside
   // another control either (a row's "Edit" button does not name its checkbox), or those
   // `plain` names.
-  const textAround = (container, field, plain, besides = 'select, textarea, script, style, template') => {
+  // What holds no words a person reads as such: a list's options, a field's text, code.
+  const NOT_WORDS = 'select, textarea, script, style, template';
+  const textAround = (container, field, plain, besides = NOT_WORDS) => {
     const walker = container.ownerDocument.createTreeWalker(container, NodeFilter.SHOW_TEXT);
     let text = '';
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -890,7 +892,7 @@
     // what a person reads.)
     for (let node = walker.nextNode(); node && text.length < ROW_WORDS * 2; node = walker.nextNode()) {
       const parent = node.parentElement;
-      if (!parent || el.contains(node) || parent.closest('select, textarea, script, style, template')) continue;
+      if (!parent || el.contains(node) || parent.closest(NOT_WORDS)) continue;
       // The row's other buttons ("Edit" beside "Delete") are not what it is about; its links
       // often are (the item's name).
       const button = parent.closest('button, [role="button"]');
@@ -917,7 +919,7 @@
     // (What the field's own popup says, open inside its box, is not written there: a date
     // field's calendar. A field inside a popup is named inside it.)
     const inPopup = !!el.closest(POPUPS);
-    const besides = 'select, textarea, script, style, template' + (inPopup ? '' : ', ' + POPUPS);
+    const besides = inPopup ? NOT_WORDS : `${NOT_WORDS}, ${POPUPS}`;
     // A widget's thumb lies a few boxes deep (Radix: thumb, its wrapper, the track's root).
     for (let depth = 0; node && depth < 6 && node.localName !== 'body'; depth += 1, node = node.parentElement) {
       if (node !== el && (node.matches(ROWS) || (inPopup && node.matches(POPUPS))
@@ -1146,7 +1148,7 @@
       // The native <select> it keeps hidden inside its box (Choices.js's), named by its labels.
       () => {
         const kept = el.querySelector('select');
-        return kept && kept.labels ? itemsOf(kept.labels).map((label) => label.innerText).join(' ') : '';
+        return kept ? labelWords(kept) : '';
       },
       // A label drawn inside the box (Vuetify's), the first a person sees.
       () => labelsInside(el)[0] || '',
@@ -1512,7 +1514,8 @@
   const chosenByClass = (el) => {
     const classesOf = (node) => itemsOf((node && node.classList) || []);
     // Whether the peers of `level` name themselves by classes of `prefix`, one each, each
-    // another (looked at once per level and prefix: a list of 2000 may all carry one).
+    // another (looked at once per level and prefix while this element is read: a row of many
+    // cells may all carry one).
     const namingSchemes = new Map();
     const namesWith = (prefix, level) => {
       if (!namingSchemes.has(level)) namingSchemes.set(level, new Map());
@@ -1923,7 +1926,7 @@
   // (Not what it hides from screen readers: an icon's ligature, Quasar's notification's
   // "warning".)
   const saysBesideControls = (box, titling) => textAround(box, titling || box.ownerDocument.createElement('i'),
-    CONTROLS_BUT_LINKS, 'select, textarea, script, style, template, label, [aria-hidden="true"]')
+    CONTROLS_BUT_LINKS, `${NOT_WORDS}, label, [aria-hidden="true"]`)
     // (Its pieces are read apart: no space is left inside quotes and brackets around a link.)
     .replace(/([“‘"'(\[«]) /g, '$1').replace(/ ([”’"')\]».,;:!?])/g, '$1');
   const dialogBox = readable(() => {

@@ -101,25 +101,20 @@ pub async fn run(ctx: &mut Ctx<'_>, action: TypeAction) -> Result<ActReply> {
                     .into_iter()
                     .filter(|option| opened || !listed_before(option))
                     .collect();
-                match offered.as_slice() {
-                    [] => format!("{typed}."),
-                    [option] => format!(
-                        "{typed}; the list it opened offers [{}] {}: click {} to choose it \
-                         (typing alone chooses nothing there).",
-                        option.n,
-                        quoted(&option.label),
-                        option.n
-                    ),
-                    several => format!(
-                        "{typed}; the list it opened offers {}: click one to choose it \
-                         (typing alone chooses nothing there).",
-                        several
-                            .iter()
-                            .map(|option| format!("[{}] {}", option.n, quoted(&option.label)))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                }
+                let click = match offered.as_slice() {
+                    [] => return format!("{typed}."),
+                    [option] => format!("click {}", option.n),
+                    _ => "click one".to_string(),
+                };
+                let offers = offered
+                    .iter()
+                    .map(|option| format!("[{}] {}", option.n, quoted(&option.label)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                format!(
+                    "{typed}; the list it opened offers {offers}: {click} to choose it (typing \
+                     alone chooses nothing there)."
+                )
             }
             None => format!("{typed}."),
         }
@@ -530,7 +525,6 @@ mod tests {
             );
             Ok(Default::default())
         });
-        h.list_first().await;
         page.set(
             "https://x.example/user",
             "User",
