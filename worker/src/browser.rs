@@ -603,22 +603,30 @@ async fn startup_tabs(
     let Ok(mut attached) = browser.event_listener::<EventAttachedToTarget>().await else {
         return (None, Vec::new());
     };
-    let tabs: Vec<String> = match side.call(None, "Target.getTargets", json!({})).await {
+    // Each tab's URL as the browser tells it: chromiumoxide's `Page::url` would wait for its
+    // own set-up of the page (ten round trips one after another), which nothing here needs.
+    let targets: Vec<(String, bool)> = match side.call(None, "Target.getTargets", json!({})).await {
         Ok(reply) => reply["targetInfos"]
             .as_array()
             .into_iter()
             .flatten()
             .filter(|target| target["type"] == "page")
-            .filter_map(|target| target["targetId"].as_str().map(str::to_string))
+            .filter_map(|target| {
+                let id = target["targetId"].as_str()?.to_string();
+                Some((id, target["url"] == "about:blank"))
+            })
             .collect(),
         Err(_) => Vec::new(),
     };
+    let tabs: Vec<String> = targets.iter().map(|(id, _)| id.clone()).collect();
     let deadline = tokio::time::Instant::now() + TAB_TAKE_UP_WAIT;
     let pages = taken_up(browser, &mut attached, &tabs, deadline).await;
     let mut startup_tab = None;
     let mut close_later = Vec::new();
     for page in pages {
-        let blank = matches!(page.url().await, Ok(Some(url)) if url == "about:blank");
+        let blank = targets
+            .iter()
+            .any(|(id, blank)| *blank && id == page.target_id().inner());
         if blank && startup_tab.is_none() {
             startup_tab = Some(page);
         } else {

@@ -1,12 +1,11 @@
-//! One page of a profile's browser: the chromiumoxide page (for its dialogs, file choosers and
-//! screencast), our side-channel session on it (for every command, [`PageHandle::cdp`], and the
-//! events of its network tracker), its settings. Ops on one page run one at a time.
+//! One page of a profile's browser: the chromiumoxide page (for its file choosers and
+//! screencast), our side-channel session on it (for every command, [`PageHandle::cdp`], the
+//! scripts of every document, the events of its network tracker and its dialogs), its settings.
+//! Ops on one page run one at a time.
 
 use std::sync::{Arc, Mutex};
 
 use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::page::{DialogType, EventJavascriptDialogOpening};
-use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
@@ -96,33 +95,34 @@ impl PageHandle {
         let target_id = page.target_id().inner().clone();
         // A download this page starts records the page it came from.
         downloads.track_page(&target_id, spec.last_url.clone());
-        // Independent setup, asked for together: our session on the target, the dialogs'
-        // listener, and chromiumoxide's session's part.
-        let started = async {
-            let (side_session, dialogs, ()) = tokio::try_join!(
-                side.attach(&target_id),
-                answer_dialogs(&page),
-                chromiumoxide_session_setup(&page),
-            )?;
-            Ok::<_, WorkerError>((side_session, dialogs))
-        };
-        let (side_session, dialogs_task) = match started.await {
-            Ok(parts) => parts,
+        let side_session = match side.attach(&target_id).await {
+            Ok(session) => session,
             Err(error) => {
                 let _ = page.close().await;
                 return Err(error);
             }
         };
+        // chromiumoxide's own set-up of its session (ten round trips, one after another) holds
+        // every command sent on it until it ends: what a page needs before its first op comes
+        // on our session, and chromiumoxide's is quietened whenever it is ready.
+        tokio::spawn(quieten_chromiumoxide_session(page.clone()));
         // Listening before the events are enabled: none is missed.
         let tracker = Arc::new(NetworkTracker::new(
             target_id.clone(),
             spec.last_url.clone(),
         ));
+        let (dialogs, opening) = tokio::sync::mpsc::unbounded_channel();
         let sink = tracker.clone();
         side.listen(
             &side_session,
-            Arc::new(move |method: &str, params: &serde_json::Value| sink.on_event(method, params)),
+            Arc::new(move |method: &str, params: &Value| {
+                if method == "Page.javascriptDialogOpening" {
+                    let _ = dialogs.send(params.clone());
+                }
+                sink.on_event(method, params)
+            }),
         );
+        let dialogs_task = answer_dialogs(side.clone(), side_session.clone(), opening);
         let handle = Arc::new(Self {
             page,
             target_id,
@@ -148,8 +148,20 @@ impl PageHandle {
                 json!({"enabled": true}),
             );
             let emulation = emulation::apply(&handle, &spec.settings, chrome_major);
+            // The scripts of every document after Page.enable, without which Chromium does
+            // not run them.
             let enabling = NetworkTracker::enabling();
-            let tracked = handle.cdp_in_order(&enabling);
+            let scripts = every_document_scripts();
+            let commands: Vec<(&str, Value)> = enabling
+                .into_iter()
+                .chain(scripts.iter().map(|source| {
+                    (
+                        "Page.addScriptToEvaluateOnNewDocument",
+                        json!({"source": source, "runImmediately": true}),
+                    )
+                }))
+                .collect();
+            let tracked = handle.cdp_in_order(&commands);
             tokio::try_join!(focus, emulation, tracked).map(|_| ())
         };
         if let Err(error) = setup.await {
@@ -391,66 +403,64 @@ const DIALOG_KEPT_WITHIN: std::time::Duration = std::time::Duration::from_secs(3
 const SILENCE_DIALOGS: &str = "window.alert = () => undefined; \
     window.confirm = () => false; window.prompt = () => null;";
 
-/// What chromiumoxide's session on a page needs: the domains it enables whose events nothing
-/// here reads turned off (each sends the page's every console message, context, metric and
-/// request over the socket; the network's events come on our session, see [`crate::tracker`]),
-/// and the scripts run in every document — the one that keeps the page's links in this tab
-/// (`ONE_TAB`, told that this browser opens popups as windows, see [`Windows`]), the one that keeps the short timers input began (`INPUT_TIMERS`), and the step
-/// scripts' definitions ([`preloaded`]) — which Chromium runs only on
-/// a session with Page enabled.
-async fn chromiumoxide_session_setup(page: &Page) -> Result<()> {
+/// The scripts run in every document of a page: the one that keeps the page's links in this
+/// tab (`ONE_TAB`, told that this browser opens popups as windows, see [`Windows`]), the one
+/// that keeps the short timers input began (`INPUT_TIMERS`), and the step scripts' definitions
+/// ([`preloaded`]).
+fn every_document_scripts() -> [String; 3] {
+    [
+        format!(
+            "window.__nanomusePopupsOpen = true;\n{}",
+            nanomuse_proto::scripts::ONE_TAB
+        ),
+        nanomuse_proto::scripts::INPUT_TIMERS.to_string(),
+        preloaded::DEFINITIONS.to_string(),
+    ]
+}
+
+/// Turns off the domains chromiumoxide's session enables whose events nothing here reads: each
+/// sends the page's every console message, context, metric and request over the socket (the
+/// network's events come on our session, see [`crate::tracker`]). A page closed meanwhile has
+/// nothing left to quieten.
+async fn quieten_chromiumoxide_session(page: Page) {
     let disabled = [
         "Performance.disable",
         "Log.disable",
         "Runtime.disable",
         "Network.disable",
     ]
-    .map(|method| cdp::call_page(page, method, json!({})));
-    let one_tab = format!(
-        "window.__nanomusePopupsOpen = true;\n{}",
-        nanomuse_proto::scripts::ONE_TAB
-    );
-    let scripts = [
-        one_tab.as_str(),
-        nanomuse_proto::scripts::INPUT_TIMERS,
-        &preloaded::DEFINITIONS,
-    ]
-    .map(|source| {
-        cdp::call_page(
-            page,
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({"source": source, "runImmediately": true}),
-        )
-    });
-    let (disabled, scripts) = tokio::join!(
-        futures::future::try_join_all(disabled),
-        futures::future::try_join_all(scripts)
-    );
-    disabled.and(scripts).map(|_| ())
+    .map(|method| cdp::call_page(&page, method, json!({})));
+    if let Err(error) = futures::future::try_join_all(disabled).await {
+        tracing::debug!(%error, "chromiumoxide's session on a page was not quietened");
+    }
 }
 
-/// Answers every JavaScript dialog of `page` at once, as no one is there to, as the phone
+/// Answers every JavaScript dialog of the page of `session` (its `Page.javascriptDialogOpening`
+/// events come in `opening`) at once, as no one is there to, as the phone
 /// does: OK — a `confirm` the agent's own action brought up agrees with what it asked for, a
 /// `prompt` gets its own default text, a `beforeunload` lets the page go — and keeps what each
 /// said and how it was answered in the page ([`DIALOG_SAID`]), for the next listing to report.
 /// A dialog left open would block the page's script, its navigations and every evaluate until
 /// the op's timeout.
-async fn answer_dialogs(page: &Page) -> Result<tokio::task::JoinHandle<()>> {
-    let mut opening = page
-        .event_listener::<EventJavascriptDialogOpening>()
-        .await?;
-    let page = page.clone();
+fn answer_dialogs(
+    side: Arc<SideChannel>,
+    session: String,
+    mut opening: tokio::sync::mpsc::UnboundedReceiver<Value>,
+) -> tokio::task::JoinHandle<()> {
+    let call = move |method: &'static str, params: Value| {
+        let (side, session) = (side.clone(), session.clone());
+        async move { side.call(Some(&session), method, params).await }
+    };
     // Kept in the page one after another, apart from the answering: an evaluate sent while the
     // page's script runs on (to its next dialog) waits for it to yield. A page that never
     // yields fills the queue, and what more its dialogs say is dropped.
     let (said_tx, mut said_rx) = tokio::sync::mpsc::channel::<Value>(DIALOGS_KEPT);
     let keeping = {
-        let page = page.clone();
+        let call = call.clone();
         async move {
             while let Some(entry) = said_rx.recv().await {
                 let expression = format!("({DIALOG_SAID})({entry})");
-                let kept =
-                    cdp::call_page(&page, "Runtime.evaluate", json!({"expression": expression}));
+                let kept = call("Runtime.evaluate", json!({"expression": expression}));
                 if tokio::time::timeout(DIALOG_KEPT_WITHIN, kept)
                     .await
                     .is_err()
@@ -462,13 +472,8 @@ async fn answer_dialogs(page: &Page) -> Result<tokio::task::JoinHandle<()>> {
     };
     let answering = async move {
         let mut recent = std::collections::VecDeque::new();
-        while let Some(dialog) = opening.next().await {
-            let kind = match dialog.r#type {
-                DialogType::Alert => "alert",
-                DialogType::Confirm => "confirm",
-                DialogType::Prompt => "prompt",
-                DialogType::Beforeunload => "beforeunload",
-            };
+        while let Some(dialog) = opening.recv().await {
+            let kind = dialog["type"].as_str().unwrap_or("alert").to_string();
             tracing::debug!(kind, "javascript dialog answered");
             // A page that opens dialog after dialog (a loop, or one re-armed by a timer) keeps
             // its renderer busy enough that a navigation away never commits: its dialogs are
@@ -485,13 +490,8 @@ async fn answer_dialogs(page: &Page) -> Result<tokio::task::JoinHandle<()>> {
             if recent.len() > DIALOG_STORM_COUNT {
                 tracing::warn!("the page opens dialogs without end; turning them off");
                 recent.clear();
-                let page = page.clone();
+                let silenced = call("Runtime.evaluate", json!({"expression": SILENCE_DIALOGS}));
                 tokio::spawn(async move {
-                    let silenced = cdp::call_page(
-                        &page,
-                        "Runtime.evaluate",
-                        json!({"expression": SILENCE_DIALOGS}),
-                    );
                     if tokio::time::timeout(std::time::Duration::from_secs(30), silenced)
                         .await
                         .is_err()
@@ -500,9 +500,8 @@ async fn answer_dialogs(page: &Page) -> Result<tokio::task::JoinHandle<()>> {
                     }
                 });
             }
-            let prompt_text = dialog.default_prompt.clone().unwrap_or_default();
-            let answered = cdp::call_page(
-                &page,
+            let prompt_text = dialog["defaultPrompt"].as_str().unwrap_or_default();
+            let answered = call(
                 "Page.handleJavaScriptDialog",
                 json!({"accept": true, "promptText": prompt_text}),
             )
@@ -510,20 +509,17 @@ async fn answer_dialogs(page: &Page) -> Result<tokio::task::JoinHandle<()>> {
             match answered {
                 Err(error) => tracing::debug!(%error, "javascript dialog already gone"),
                 // Leaving needs no word: the next page is the answer.
-                Ok(_) if dialog.r#type == DialogType::Beforeunload => {}
+                Ok(_) if kind == "beforeunload" => {}
                 Ok(_) => {
-                    let answer = if dialog.r#type == DialogType::Prompt {
-                        prompt_text
-                    } else {
-                        "OK".to_string()
-                    };
-                    let entry = json!({"kind": kind, "message": dialog.message, "answer": answer});
+                    let answer = if kind == "prompt" { prompt_text } else { "OK" };
+                    let entry =
+                        json!({"kind": kind, "message": dialog["message"], "answer": answer});
                     let _ = said_tx.try_send(entry);
                 }
             }
         }
     };
-    Ok(tokio::spawn(async move {
+    tokio::spawn(async move {
         futures::join!(answering, keeping);
-    }))
+    })
 }
