@@ -15,14 +15,16 @@
 //! - A WebSocket's: apps that draw from a socket (Streamlit's page, a notebook cell's output)
 //!   get their content over it after the action, with gaps while the server works. A socket
 //!   that spoke within [`SOCKET_LINGER`] keeps the page busy.
-//! - A request the page made (not the browser for it: a favicon) that ends after the document's
-//!   load: an app that builds itself after its load (Gradio fetches its config, then its layout
-//!   module, works on them, then asks for its components, 80–130 ms after the last of those
-//!   ended on an idle machine) is not done when its network first goes quiet. Such a request
-//!   keeps the page busy for [`LOAD_LINGER`].
+//! - A request the page made (not the browser for it: a navigation) that ends after the
+//!   document's load: an app that builds itself after its load (Gradio fetches its config,
+//!   then its layout module, works on them, then asks for its components, 80–130 ms after the
+//!   last of those ended on an idle machine) is not done when its network first goes quiet.
+//!   Such a request keeps the page busy for [`LOAD_LINGER`].
 //!
 //! Only what happens within [`WINDOW`] of an action (or a load) counts, so a socket that never
 //! stops (a ticker) or a page that polls delays an action by at most about that much.
+//!
+//! What the browser asks for its own use of the page (its icon) is no traffic of the page's.
 //!
 //! A request in flight since well before the action began ([`HELD_OPEN`]) is not the action's:
 //! a long poll (a dev server's live reload, a chat's) or an event stream the page keeps open
@@ -55,12 +57,14 @@ const HELD_OPEN: Duration = Duration::from_secs(2);
 #[derive(Debug, Default)]
 struct Requests {
     /// Each request in flight: whether the page itself made it (its parser or its scripts)
-    /// rather than the browser for it (its favicon, asked for after a new profile's first load),
-    /// and when it began.
+    /// rather than the browser for it (a navigation it was told to make), and when it began.
     in_flight: HashMap<String, (bool, Instant)>,
     /// A request whose end came before its start (the browser and the renderer report parts of
     /// one request each, and their messages may cross).
     finished_early: HashSet<String>,
+    /// Requests the browser makes for its own use of the page (see [`is_the_browsers_own`]),
+    /// whose ends are no activity either.
+    browsers_own: HashSet<String>,
 }
 
 /// What [`NetworkTracker`] knows of a page right now.
@@ -200,7 +204,15 @@ impl NetworkTracker {
                     && text("/documentURL").is_some()
                     && text("/documentURL") == text("/request/url");
                 if let (Some(id), false) = (text("/requestId"), workers_script) {
-                    self.on_start(id, text("/initiator/type") != Some("other"));
+                    if is_the_browsers_own(params) {
+                        self.requests
+                            .lock()
+                            .unwrap()
+                            .browsers_own
+                            .insert(id.to_string());
+                    } else {
+                        self.on_start(id, text("/initiator/type") != Some("other"));
+                    }
                 }
                 if text("/type") == Some("Document")
                     && in_main_frame()
@@ -426,6 +438,9 @@ impl NetworkTracker {
     fn on_end(&self, id: &str) {
         let by_the_page = {
             let mut requests = self.requests.lock().unwrap();
+            if requests.browsers_own.remove(id) {
+                return;
+            }
             let started = requests.in_flight.remove(id);
             if started.is_none() {
                 requests.finished_early.insert(id.to_string());
@@ -591,6 +606,15 @@ impl NetworkTracker {
     }
 }
 
+/// Whether a request is one the browser makes for its own use of the page, not the page's:
+/// its icon, asked for after the document's load (of type `Other`, by no one in the page).
+/// Nothing in the page waits for it, so neither does a settle: counted, it made every
+/// navigate's settle look twice.
+fn is_the_browsers_own(request: &Value) -> bool {
+    request.pointer("/type").and_then(Value::as_str) == Some("Other")
+        && request.pointer("/initiator/type").and_then(Value::as_str) == Some("other")
+}
+
 fn without_fragment(url: &str) -> String {
     url.split('#').next().unwrap_or(url).to_string()
 }
@@ -648,6 +672,29 @@ mod tests {
                 "request": {"url": "http://a.test/app.js"}}),
         );
         assert_eq!(tracker.snapshot().in_flight, 1);
+    }
+
+    #[test]
+    fn the_browsers_request_for_the_pages_icon_is_no_activity_of_the_page() {
+        let tracker = tracker();
+        let before = tracker.snapshot().last_activity;
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        tracker.on_event(
+            "Network.requestWillBeSent",
+            &json!({"requestId": "icon", "type": "Other", "documentURL": "http://a.test/",
+                "request": {"url": "http://a.test/favicon.ico"}, "initiator": {"type": "other"}}),
+        );
+        assert_eq!(tracker.snapshot().in_flight, 0);
+        tracker.on_event("Network.loadingFinished", &json!({"requestId": "icon"}));
+        assert_eq!(tracker.snapshot().last_activity, before);
+        // A request of the page's own script of the same type is the page's.
+        tracker.on_event(
+            "Network.requestWillBeSent",
+            &json!({"requestId": "ping", "type": "Other", "documentURL": "http://a.test/",
+                "request": {"url": "http://a.test/ping"}, "initiator": {"type": "script"}}),
+        );
+        assert_eq!(tracker.snapshot().in_flight, 1);
+        assert!(tracker.snapshot().last_activity > before);
     }
 
     #[test]
@@ -731,7 +778,7 @@ mod tests {
             "Page.lifecycleEvent",
             &json!({"frameId": "main", "loaderId": "L", "name": "load"}),
         );
-        request_by("the favicon", "other");
+        request_by("a navigation the browser was told to make", "other");
         assert_eq!(
             tracker.snapshot().lingering_until,
             None,
