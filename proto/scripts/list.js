@@ -458,6 +458,21 @@
     }
     return false;
   };
+  // An expander drawn twice (Swagger UI's operation: its summary, then an arrow out of the tab
+  // order that opens the same): the arrow, a mark with no words of its own, named only with
+  // words its focusable twin beside it shows, is that one. (A roving tab order's items, a
+  // tree's, each out of it but one, have words of their own.)
+  const expanderTwin = (el) => {
+    if (el.getAttribute('tabindex') !== '-1' || !el.hasAttribute('aria-expanded') || collapse(el.innerText)) return false;
+    const words = (text) => collapse(text).toLowerCase().split(' ').filter(Boolean);
+    const own = words(el.getAttribute('aria-label') || el.getAttribute('title') || '');
+    if (own.length === 0) return false;
+    const parent = el.parentElement;
+    return !!parent && itemsOf(allIn(parent, '[aria-expanded]')).some((twin) => twin !== el
+      && twin.getAttribute('tabindex') !== '-1' && !twin.contains(el)
+      && twin.getAttribute('aria-expanded') === el.getAttribute('aria-expanded')
+      && own.every((word) => words(twin.innerText).includes(word)));
+  };
   const consider = (el, kind, frame) => {
     if (!isFieldKind(kind) && insideContainer(el)) return;
     // What a dropdown the page draws holds is its own (its field, its value); only its
@@ -472,7 +487,7 @@
     // A tick drawn inside an option or a menu item is the item's own mark (Dash's dropdown, a
     // multi-select): the item says whether it is chosen, and pressing one presses the other.
     if (TOGGLE_KINDS.has(kind) && insideContainer(el, CHOICE_KINDS)) return;
-    if (comboboxToggle(el)) return;
+    if (comboboxToggle(el) || expanderTwin(el)) return;
     let target = el;
     let rect = el.getBoundingClientRect();
     if (kind === 'clickable' && delegates(el, rect)) return;
@@ -883,7 +898,7 @@
   const ROW_WORDS = 60;
   const ROWS = 'tr, [role="row"], li, [role="listitem"]';
   // The words of a row (a table's, a list's, a card) a person reads beside `el` in it.
-  const rowWords = (row, el) => {
+  const rowWords = (row, el, withButtons = false) => {
     const walker = row.ownerDocument.createTreeWalker(row, NodeFilter.SHOW_TEXT);
     let text = '';
     // Words said twice (a heading and its screen readers' copy) are read once.
@@ -894,8 +909,8 @@
       const parent = node.parentElement;
       if (!parent || el.contains(node) || parent.closest(NOT_WORDS)) continue;
       // The row's other buttons ("Edit" beside "Delete") are not what it is about; its links
-      // often are (the item's name).
-      const button = parent.closest('button, [role="button"]');
+      // often are (the item's name). (Unless asked for: see the alike elements.)
+      const button = !withButtons && parent.closest('button, [role="button"]');
       if (button && row.contains(button)) continue;
       if (!node.data.trim() || (parent.checkVisibility && !parent.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true }))) continue;
       if (readersOnlyBelow(parent, row)) continue;
@@ -1804,7 +1819,8 @@
       for (const index of indexes) {
         for (let n = listed[index].el; n; n = parentOf(n)) holds.set(n, (holds.get(n) || 0) + 1);
       }
-      for (const index of indexes) {
+      // Each one's row, and the words that row says besides its buttons.
+      const rows = indexes.map((index) => {
         const el = listed[index].el;
         let row = el;
         // The row a person reads it on, where one is inside that box: a table's row or a list's
@@ -1820,8 +1836,24 @@
         // (Not fields alike, which nothing names: a form's, whose heading is the whole form's.)
         const before = !isFieldKind(elements[index].kind) && allIn(row, FIELDS).length === 0
           && row.previousElementSibling;
-        const found = (nearestRow && rowWords(nearestRow, el)) || (row === el ? '' : rowWords(row, el))
-          || (before && !holds.has(before) ? rowWords(before, el) : '');
+        const read = (withButtons) => (nearestRow && rowWords(nearestRow, el, withButtons))
+          || (row === el ? '' : rowWords(row, el, withButtons))
+          || (before && !holds.has(before) ? rowWords(before, el, withButtons) : '');
+        return { index, el, read, found: read(false) };
+      });
+      // Words several of them share tell them apart no better: their rows' buttons are read
+      // too, where that tells each apart (Swagger UI's schemas, each "Expand all" beside its
+      // model's name, a button, and its type: "object" on most).
+      const counted = (values) => {
+        const count = new Map();
+        for (const value of values) count.set(value, (count.get(value) || 0) + 1);
+        return count;
+      };
+      const shared = counted(rows.map(({ found }) => found));
+      for (const row of rows) row.withButtons = shared.get(row.found) > 1 ? row.read(true) : row.found;
+      const apart = counted(rows.map(({ withButtons }) => withButtons));
+      for (const { index, el, found: besidesButtons, withButtons } of rows) {
+        const found = apart.get(withButtons) === 1 ? withButtons : besidesButtons;
         // Words that are only the name of another control listed alike on many rows tell
         // nothing (Django's sidebar: "Books" beside its "Add", as every model is).
         const words = repeatedLabels.has(found) ? '' : found;

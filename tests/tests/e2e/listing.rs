@@ -1471,3 +1471,33 @@ async fn alike_links_are_not_told_apart_by_a_name_every_row_bears() {
         ]
     );
 }
+
+/// An expander drawn twice (Swagger UI's operation: its summary, and an arrow out of the tab
+/// order named with the summary's words) is listed once, while an arrow that opens something
+/// else, and a tree's items out of the tab order, stay; elements alike whose rows say the same
+/// words besides their buttons ("object") are told apart by their rows' buttons too.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_expander_drawn_twice_is_listed_once_and_alike_rows_are_told_by_their_buttons() {
+    let seen: Vec<String> = listed_fixture("operations")
+        .await
+        .into_iter()
+        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "button \"GET /pets List pets\" (collapsed)",
+            "button \"POST /pets Add a pet\" (collapsed)",
+            "button \"Filters\" (collapsed)",
+            "button \"More options\" (collapsed)",
+            "button \"Error\" (collapsed)",
+            "button \"Expand all\" (in \"Error object\")",
+            "button \"Kind\" (collapsed)",
+            "button \"Expand all\" (in \"string\")",
+            "button \"Pet\" (collapsed)",
+            "button \"Expand all\" (in \"Pet object\")",
+            "clickable \"Dried fruits\" (collapsed)",
+            "clickable \"Fruits\" (collapsed)",
+        ]
+    );
+}
