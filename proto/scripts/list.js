@@ -1425,7 +1425,7 @@
       // "first-page" button, its icon Font Awesome's "angle-double-left").
       () => (isFieldKind(kind) ? '' : classWords(el)),
       () => (isFieldKind(kind) ? rowHeader(el) : iconName(el)),
-      () => el.getAttribute('name'),
+      () => nameWords(el),
       () => idWords(el),
       () => (!isField && ['textarea', 'input', 'editable'].includes(kind) ? hiddenPartnerWords(el) : ''),
     ];
@@ -1443,15 +1443,21 @@
   // (Nor one with a part no one could say: five consonants in a row, as a random string of
   // letters has, Dash's "input-mxahdssc".)
   const MADE_UP = /[bcdfghjklmnpqrstvwxz]{5}/;
-  const idWords = (el) => {
-    const words = (el.getAttribute('id') || '')
+  const programWords = (name, numbered = false) => {
+    const words = (name || '')
       .replace(/([a-z])([A-Z])/g, '$1 $2')
-      .split(/[-_.\s]+/)
+      .split(/[-_.[\]\s]+/)
       .filter(Boolean)
       .map((word) => word.toLowerCase());
-    if (!words.length || words.some((word) => !/^[a-z]{2,}$/.test(word) || MADE_UP.test(word))) return '';
+    const isWord = (word) => /^[a-z]{2,}$/.test(word) && !MADE_UP.test(word);
+    if (!words.some(isWord) || words.some((word) => !isWord(word) && !(numbered && /^\d+$/.test(word)))) return '';
     return words.map((word) => SHORT_WORDS.get(word) || word).join(' ');
   };
+  const idWords = (el) => programWords(el.getAttribute('id'));
+  // A field's name, as a form sends it, read as words where it is made of them, a row's
+  // number among them (Datasette's "_filter_column_1" is "filter column 1", Rails'
+  // "user[email]" "user email"), else as it is.
+  const nameWords = (el) => programWords(el.getAttribute('name'), true) || el.getAttribute('name');
 
   // For a control drawn with nothing to read (an arrow in an SVG or in CSS), after its tooltip
   // and before its glyph's name: the words of a class that says what it does, from that word
@@ -1808,10 +1814,11 @@
       if (!alike.has(key)) alike.set(key, []);
       alike.get(key).push(index);
     });
-    // The names several listed controls bear (each model's "Add", to its own address).
+    // The names many listed controls bear (each model's "Add", to its own address). (Not two:
+    // a table's column is named by its sort link and by its facet's, Datasette's "item".)
     const named = new Map();
     for (const { label } of elements) if (label) named.set(label, (named.get(label) || 0) + 1);
-    const repeatedLabels = new Set([...named].filter(([, count]) => count > 1).map(([label]) => label));
+    const repeatedLabels = new Set([...named].filter(([, count]) => count > 2).map(([label]) => label));
     for (const indexes of alike.values()) {
       if (indexes.length < 2) continue;
       // How many of them each box around them holds.

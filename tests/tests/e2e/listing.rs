@@ -1468,6 +1468,8 @@ async fn alike_links_are_not_told_apart_by_a_name_every_row_bears() {
             "link \"Add\" ",
             "link \"Books\" (current)",
             "link \"Add\" ",
+            "link \"Publishers\" ",
+            "link \"Add\" ",
         ]
     );
 }
@@ -1498,6 +1500,36 @@ async fn an_expander_drawn_twice_is_listed_once_and_alike_rows_are_told_by_their
             "button \"Expand all\" (in \"Pet object\")",
             "clickable \"Dried fruits\" (collapsed)",
             "clickable \"Fruits\" (collapsed)",
+        ]
+    );
+}
+
+/// A field nothing names but its name is named by the words its name is made of, a row's
+/// number among them (Datasette's "_filter_column_1"), else by its name as it is; and a column's
+/// menu is told apart by its column's sort link though a facet's link bears the same name.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_field_is_named_by_the_words_of_its_name_and_a_columns_menu_by_its_column() {
+    let seen: Vec<String> = listed_fixture("filters")
+        .await
+        .into_iter()
+        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "select \"filter column 1\" = \"status\"",
+            "select \"filter op 1\" = \"=\"",
+            "input \"filter value 1\" = \"paid\"",
+            "select \"filter column\" = \"- column -\"",
+            "input \"user email\" (empty)",
+            "input \"q\" (empty)",
+            "button \"Apply\" ",
+            "link \"item\" ",
+            "link \"status\" ",
+            "link \"item\" ",
+            "clickable \"menu\" (in \"item\")",
+            "link \"status\" ",
+            "clickable \"menu\" (in \"status\")",
         ]
     );
 }
