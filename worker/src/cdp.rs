@@ -82,7 +82,34 @@ pub async fn call_browser(browser: &Browser, method: &'static str, params: Value
 }
 
 /// Who waits for which reply; `None` once the connection is gone, so no one waits in vain.
-type Pending = Arc<Mutex<Option<HashMap<u64, oneshot::Sender<Result<Value, String>>>>>>;
+/// The commands waiting for their replies, each with the session it was sent on (`None`: the
+/// browser's); `None` once the connection is gone.
+type Pending = Arc<Mutex<Option<HashMap<u64, Waiting>>>>;
+
+struct Waiting {
+    session: Option<String>,
+    reply: oneshot::Sender<Result<Value, String>>,
+}
+
+/// Fails at once the commands sent on `session`, whose target closed (a window that closed
+/// itself as it opened): Chromium answers none of them, and each would wait to its timeout.
+fn fail_session(pending: &Pending, session: Option<&str>) {
+    let Some(session) = session else { return };
+    let mut pending = pending.lock().unwrap();
+    let Some(waiting) = pending.as_mut() else {
+        return;
+    };
+    let ids: Vec<u64> = waiting
+        .iter()
+        .filter(|(_, waiting)| waiting.session.as_deref() == Some(session))
+        .map(|(id, _)| *id)
+        .collect();
+    for id in ids {
+        if let Some(Waiting { reply, .. }) = waiting.remove(&id) {
+            let _ = reply.send(Err("its page closed before it answered".into()));
+        }
+    }
+}
 
 fn gone() -> WorkerError {
     WorkerError::BrowserGone("the CDP connection is closed".into())
@@ -138,6 +165,14 @@ impl SideChannel {
                 };
                 let Some(id) = value.get("id").and_then(Value::as_u64) else {
                     let session = value.get("sessionId").and_then(Value::as_str);
+                    if session.is_none()
+                        && value.get("method").and_then(Value::as_str)
+                            == Some("Target.detachedFromTarget")
+                    {
+                        let detached = value.pointer("/params/sessionId").and_then(Value::as_str);
+                        fail_session(&reader_pending, detached);
+                        continue;
+                    }
                     let sink = session.and_then(|s| reader_sinks.lock().unwrap().get(s).cloned());
                     if let (Some(sink), Some(method)) =
                         (sink, value.get("method").and_then(Value::as_str))
@@ -151,7 +186,7 @@ impl SideChannel {
                     .unwrap()
                     .as_mut()
                     .and_then(|waiting| waiting.remove(&id));
-                if let Some(reply) = waiter {
+                if let Some(Waiting { reply, .. }) = waiter {
                     let outcome = match value.get("error") {
                         Some(error) => Err(error
                             .get("message")
@@ -215,7 +250,13 @@ impl SideChannel {
             .unwrap()
             .as_mut()
             .ok_or_else(gone)?
-            .insert(id, reply);
+            .insert(
+                id,
+                Waiting {
+                    session: session.map(str::to_string),
+                    reply,
+                },
+            );
         let sent = Sent {
             channel: self,
             id,
@@ -303,5 +344,36 @@ impl Drop for SideChannel {
         for task in &self.tasks {
             task.abort();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_commands_of_a_session_whose_target_closed_fail_and_the_others_wait_on() {
+        let pending: Pending = Arc::new(Mutex::new(Some(HashMap::new())));
+        let waiting = |id: u64, session: Option<&str>| {
+            let (reply, answer) = oneshot::channel();
+            pending.lock().unwrap().as_mut().unwrap().insert(
+                id,
+                Waiting {
+                    session: session.map(str::to_string),
+                    reply,
+                },
+            );
+            answer
+        };
+        let (mut closed, mut open, mut browser) = (
+            waiting(1, Some("A")),
+            waiting(2, Some("B")),
+            waiting(3, None),
+        );
+        fail_session(&pending, Some("A"));
+        assert!(matches!(closed.try_recv(), Ok(Err(message)) if message.contains("closed")));
+        assert!(open.try_recv().is_err(), "still waiting");
+        assert!(browser.try_recv().is_err(), "still waiting");
+        assert_eq!(pending.lock().unwrap().as_ref().unwrap().len(), 2);
     }
 }

@@ -1509,7 +1509,7 @@ async fn an_expander_drawn_twice_is_listed_once_and_alike_rows_are_told_by_their
 /// menu is told apart by its column's sort link though a facet's link bears the same name.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_field_is_named_by_the_words_of_its_name_and_a_columns_menu_by_its_column() {
-    let seen: Vec<String> = listed_fixture("filters")
+    let seen: Vec<String> = listed_fixture("names")
         .await
         .into_iter()
         .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
