@@ -1814,10 +1814,14 @@
       if (!alike.has(key)) alike.set(key, []);
       alike.get(key).push(index);
     });
+    const counted = (values) => {
+      const count = new Map();
+      for (const value of values) count.set(value, (count.get(value) || 0) + 1);
+      return count;
+    };
     // The names many listed controls bear (each model's "Add", to its own address). (Not two:
     // a table's column is named by its sort link and by its facet's, Datasette's "item".)
-    const named = new Map();
-    for (const { label } of elements) if (label) named.set(label, (named.get(label) || 0) + 1);
+    const named = counted(elements.map(({ label }) => label).filter(Boolean));
     const repeatedLabels = new Set([...named].filter(([, count]) => count > 2).map(([label]) => label));
     for (const indexes of alike.values()) {
       if (indexes.length < 2) continue;
@@ -1851,11 +1855,6 @@
       // Words several of them share tell them apart no better: their rows' buttons are read
       // too, where that tells each apart (Swagger UI's schemas, each "Expand all" beside its
       // model's name, a button, and its type: "object" on most).
-      const counted = (values) => {
-        const count = new Map();
-        for (const value of values) count.set(value, (count.get(value) || 0) + 1);
-        return count;
-      };
       const shared = counted(rows.map(({ found }) => found));
       for (const row of rows) row.withButtons = shared.get(row.found) > 1 ? row.read(true) : row.found;
       const apart = counted(rows.map(({ withButtons }) => withButtons));
