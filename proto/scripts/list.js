@@ -897,6 +897,7 @@
   const parentOf = (node) => node.parentElement || (node.getRootNode && node.getRootNode().host) || null;
   const ROW_WORDS = 60;
   const ROWS = 'tr, [role="row"], li, [role="listitem"]';
+  const MENUS = 'nav, [role="navigation"]';
   // The words of a row (a table's, a list's, a card) a person reads beside `el` in it.
   const rowWords = (row, el, withButtons = false) => {
     const walker = row.ownerDocument.createTreeWalker(row, NodeFilter.SHOW_TEXT);
@@ -1838,17 +1839,26 @@
         // item, not everything around it up to where the others are (a changelist's row, not
         // the whole list beside the message that names the same object).
         let nearestRow = null;
+        // Nor past the menu it is in: a link in a site's navigation is told by which one (its
+        // name, Material for MkDocs' "Tabs" and "Navigation"), not by the article beside it.
+        let menu = null;
         for (let up = parentOf(row); up && holds.get(up) === 1 && up !== document.body; up = parentOf(up)) {
           row = up;
           if (!nearestRow && up.matches && up.matches(ROWS)) nearestRow = up;
+          if (up.matches && up.matches(MENUS)) {
+            menu = up;
+            break;
+          }
         }
+        const menuName = menu ? collapse(menu.getAttribute('aria-label')
+          || textOfIds(menu, menu.getAttribute('aria-labelledby'))) : '';
         // A row of buttons alone (a chat message's "Copy message" under it, Gradio's: each
         // message and its buttons side by side in one list) is about what comes just before it.
         // (Not fields alike, which nothing names: a form's, whose heading is the whole form's.)
         const before = !isFieldKind(elements[index].kind) && allIn(row, FIELDS).length === 0
           && row.previousElementSibling;
         const read = (withButtons) => (nearestRow && rowWords(nearestRow, el, withButtons))
-          || (row === el ? '' : rowWords(row, el, withButtons))
+          || menuName || (row === el ? '' : rowWords(row, el, withButtons))
           || (before && !holds.has(before) ? rowWords(before, el, withButtons) : '');
         return { index, el, read, found: read(false) };
       });

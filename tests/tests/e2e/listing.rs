@@ -1533,3 +1533,25 @@ async fn a_field_is_named_by_the_words_of_its_name_and_a_columns_menu_by_its_col
         ]
     );
 }
+
+/// Links alike in a site's menus are told apart by the menu each is in (its name), not by the
+/// article beside the one in the sidebar (Material for MkDocs read its sidebar's "Home" (in
+/// "Pet Shop Welcome to the pet shop docs.")); a menu without a name by its other words.
+#[tokio::test(flavor = "multi_thread")]
+async fn links_alike_in_a_sites_menus_are_told_apart_by_their_menus() {
+    let seen: Vec<String> = listed_fixture("docs")
+        .await
+        .into_iter()
+        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "link \"Home\" (in \"Tabs\")",
+            "link \"Guide\" ",
+            "link \"Home\" (in \"Navigation\")",
+            "link \"Home\" (in \"Legal\")",
+            "link \"Legal\" ",
+        ]
+    );
+}
