@@ -437,6 +437,19 @@
       stoodIn.add(field);
     }
   };
+  // Choices.js marks the option the keys are on aria-selected, chosen or not (Panel's
+  // MultiChoice read "Insurance" (selected) after Express was chosen): where the dropdown
+  // drawn around it keeps a native <select>, that one says what is chosen.
+  const onlyUnderTheKeys = (option) => {
+    const box = drawnSelects.size > 0 && drawnSelectAround(option);
+    const native = box && box.querySelector('select');
+    if (!native) return false;
+    const chosen = itemsOf(native.selectedOptions).flatMap((chosenOption) => [chosenOption.value, collapse(chosenOption.text)]);
+    // (A chosen item's words less its remover's.)
+    const words = [...option.childNodes].filter((node) => node.nodeType === 3 || !node.matches('button, [role="button"]'))
+      .map((node) => node.textContent).join(' ');
+    return !chosen.includes(option.getAttribute('data-value')) && !chosen.includes(collapse(words));
+  };
   const drawnSelectAround = (el) => {
     for (let node = el.parentNode; node; node = node.parentNode || node.host) {
       if (drawnSelects.has(node)) return node;
@@ -1647,8 +1660,9 @@
         || (sliderFor.has(el) ? sliderFor.get(el).value : '');
       if (value) parts.push(quoted(value, VALUE_LIMIT));
     }
-    if (el.getAttribute('aria-selected') === 'true') parts.push('(selected)');
-    else if (!TOGGLE_KINDS.has(kind) && !isFieldKind(kind) && !el.hasAttribute('aria-selected')
+    if (el.getAttribute('aria-selected') === 'true') {
+      if (!onlyUnderTheKeys(el)) parts.push('(selected)');
+    } else if (!TOGGLE_KINDS.has(kind) && !isFieldKind(kind) && !el.hasAttribute('aria-selected')
       && !el.hasAttribute('aria-current') && !el.hasAttribute('aria-pressed') && chosenByClass(el)) {
       parts.push(kind === 'link' ? '(current)' : '(selected)');
     }
