@@ -1804,6 +1804,13 @@
     return { x: (left + right) / 2, y: (top + bottom) / 2 };
   };
 
+  // A slider's title that shows its value (Bokeh's and Panel's "Quantity: 3") names it less
+  // that value, which is said apart: a name that changed as it moved would not be found again.
+  const withoutValue = (label, el) => {
+    const value = el.getAttribute('aria-valuenow') || (sliderFor.has(el) ? sliderFor.get(el).value : '');
+    const titled = /^(.*?\S)\s*[:=]\s*(-?\d+(?:\.\d+)?)$/.exec(label);
+    return titled && value !== '' && Number(titled[2]) === Number(value) ? titled[1] : label;
+  };
   const elements = listed.map((item, index) => {
     const { x, y } = tapPoint(item.box, item.clip);
     const state = readable(() => stateOf(item.el, item.kind));
@@ -1811,7 +1818,7 @@
       || (popups.length > 0 && readable(() => underPopup(item.target, x, y)));
     return {
       n: index + 1,
-      label: labelOf(item.el, item.kind),
+      label: item.kind === 'slider' ? withoutValue(labelOf(item.el, item.kind), item.el) : labelOf(item.el, item.kind),
       kind: item.kind,
       href: readable(() => hrefOf(item.el, item.kind)),
       state: covered ? (state ? state + ' (covered)' : '(covered)') : state,

@@ -512,7 +512,8 @@ async fn a_drawn_select_is_named_by_the_native_one_it_hides_and_says_what_is_cho
 }
 
 /// A slider nothing names is named by the few words just before its track (noUiSlider's two
-/// handles by "Budget"); a paragraph there is no name.
+/// handles by "Budget"); a paragraph there is no name; a title that shows the value names it
+/// less the value (Panel's "Quantity: 3").
 #[tokio::test(flavor = "multi_thread")]
 async fn a_slider_is_named_by_the_words_before_its_track() {
     assert_eq!(
@@ -522,6 +523,7 @@ async fn a_slider_is_named_by_the_words_before_its_track() {
             element(2, "slider", "Budget", "", "= \"80.00\""),
             element(3, "slider", "", "", "= \"50\""),
             element(4, "slider", "Guests", "", "= \"3\""),
+            element(5, "slider", "Quantity", "", "= \"3.00\""),
         ]
     );
 }
@@ -535,7 +537,7 @@ async fn a_slider_drawn_for_a_hidden_field_is_pressed_at_its_handle_and_moved_by
     let b = &worker.backend;
     open_at(b, "p", format!("http://{site}/fixtures/sliders.html")).await;
     let (listing, _) = list(b, "p", "sliders", 50).await;
-    assert_eq!(listing.elements.len(), 4, "{:?}", listing.elements);
+    assert_eq!(listing.elements.len(), 5, "{:?}", listing.elements);
     tap_listed(b, "p", "sliders", 4).await;
     b.key(KeyRequest {
         session: session("p"),
