@@ -469,6 +469,19 @@ mod tests {
         );
     }
 
+    /// Makes every `type` leave `page` (the user form) showing `elements`.
+    fn typing_shows(
+        h: &Harness,
+        page: &FakePage,
+        elements: &'static [(&'static str, &'static str)],
+    ) {
+        let page = page.clone();
+        h.backend.on::<TypeRequest>(move |_| {
+            page.set("https://x.example/user", "User", elements);
+            Ok(Default::default())
+        });
+    }
+
     #[tokio::test]
     async fn a_list_the_text_opened_names_its_option_to_click_though_the_field_says_nothing() {
         let page = FakePage::new(
@@ -479,20 +492,16 @@ mod tests {
         let h = Harness::showing(&page);
         h.list_first().await;
         // Select2's search field: no aria-expanded, its list drawn once typed into.
-        let typed_into = page.clone();
-        h.backend.on::<TypeRequest>(move |_| {
-            typed_into.set(
-                "https://x.example/user",
-                "User",
-                &[
-                    ("input", "Posts"),
-                    ("option", "Paris"),
-                    ("option", "Post number 3"),
-                    ("button", "Save"),
-                ],
-            );
-            Ok(Default::default())
-        });
+        typing_shows(
+            &h,
+            &page,
+            &[
+                ("input", "Posts"),
+                ("option", "Paris"),
+                ("option", "Post number 3"),
+                ("button", "Save"),
+            ],
+        );
         let (reply, _) = h.ok(type_into(1, "post number 3")).await;
         assert!(
             reply.text.starts_with(
@@ -510,21 +519,17 @@ mod tests {
             reply.text
         );
         // Typed in part, the options whose names hold the text are named, each.
-        let typed_into = page.clone();
-        h.backend.on::<TypeRequest>(move |_| {
-            typed_into.set(
-                "https://x.example/user",
-                "User",
-                &[
-                    ("input", "Posts"),
-                    ("option", "Post number 3"),
-                    ("option", "Post number 7"),
-                    ("option", "Poster"),
-                    ("button", "Save"),
-                ],
-            );
-            Ok(Default::default())
-        });
+        typing_shows(
+            &h,
+            &page,
+            &[
+                ("input", "Posts"),
+                ("option", "Post number 3"),
+                ("option", "Post number 7"),
+                ("option", "Poster"),
+                ("button", "Save"),
+            ],
+        );
         page.set(
             "https://x.example/user",
             "User",

@@ -459,6 +459,14 @@ async fn lists_a_page_of_two_thousand_buttons_within_max() {
     worker.stop().await;
 }
 
+/// Each element as a reply reads it: its kind, its label and its state.
+fn read_as_listed(elements: &[ListedElement]) -> Vec<String> {
+    elements
+        .iter()
+        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
+        .collect()
+}
+
 /// The listing of `tests/fixtures/{name}.html`, on a worker of its own.
 async fn listed_fixture(name: &str) -> Vec<ListedElement> {
     let (site, _dir, worker) = site_and_worker().await;
@@ -494,11 +502,7 @@ async fn a_drawn_select_is_named_by_the_native_one_it_hides_and_says_what_is_cho
     )
     .await;
     let (listing, _) = list(b, "p", "choices-open", 50).await;
-    let listed: Vec<_> = listing
-        .elements
-        .iter()
-        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
-        .collect();
+    let listed = read_as_listed(&listing.elements);
     assert_eq!(
         listed,
         [
@@ -1282,11 +1286,7 @@ async fn a_field_named_by_its_row_is_not_named_by_what_its_other_dropdowns_show(
     let b = &worker.backend;
     open_at(b, "p", format!("http://{site}/fixtures/filters.html")).await;
     let (listing, _) = list(b, "p", "filters", 50).await;
-    let seen: Vec<String> = listing
-        .elements
-        .iter()
-        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
-        .collect();
+    let seen = read_as_listed(&listing.elements);
     assert_eq!(
         seen,
         [
@@ -1336,11 +1336,7 @@ async fn a_dashboards_widgets_are_named_by_the_labels_above_them_and_its_calenda
     let b = &worker.backend;
     open_at(b, "p", format!("http://{site}/fixtures/dashboard.html")).await;
     let (listing, _) = list(b, "p", "dashboard", 50).await;
-    let seen: Vec<String> = listing
-        .elements
-        .iter()
-        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
-        .collect();
+    let seen = read_as_listed(&listing.elements);
     assert_eq!(
         seen,
         [
@@ -1457,11 +1453,7 @@ async fn statuses_drawn_and_toasts_that_hold_nothing_back_are_said_as_alerts() {
 /// column header for screen readers only, nor by a row above that is no header.
 #[tokio::test(flavor = "multi_thread")]
 async fn alike_links_are_not_told_apart_by_a_name_every_row_bears() {
-    let seen: Vec<String> = listed_fixture("models")
-        .await
-        .into_iter()
-        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
-        .collect();
+    let seen = read_as_listed(&listed_fixture("models").await);
     assert_eq!(
         seen,
         [
@@ -1483,11 +1475,7 @@ async fn alike_links_are_not_told_apart_by_a_name_every_row_bears() {
 /// words besides their buttons ("object") are told apart by their rows' buttons too.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_expander_drawn_twice_is_listed_once_and_alike_rows_are_told_by_their_buttons() {
-    let seen: Vec<String> = listed_fixture("operations")
-        .await
-        .into_iter()
-        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
-        .collect();
+    let seen = read_as_listed(&listed_fixture("operations").await);
     assert_eq!(
         seen,
         [
@@ -1512,11 +1500,7 @@ async fn an_expander_drawn_twice_is_listed_once_and_alike_rows_are_told_by_their
 /// menu is told apart by its column's sort link though a facet's link bears the same name.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_field_is_named_by_the_words_of_its_name_and_a_columns_menu_by_its_column() {
-    let seen: Vec<String> = listed_fixture("names")
-        .await
-        .into_iter()
-        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
-        .collect();
+    let seen = read_as_listed(&listed_fixture("names").await);
     assert_eq!(
         seen,
         [
@@ -1542,11 +1526,7 @@ async fn a_field_is_named_by_the_words_of_its_name_and_a_columns_menu_by_its_col
 /// "Pet Shop Welcome to the pet shop docs.")); a menu without a name by its other words.
 #[tokio::test(flavor = "multi_thread")]
 async fn links_alike_in_a_sites_menus_are_told_apart_by_their_menus() {
-    let seen: Vec<String> = listed_fixture("docs")
-        .await
-        .into_iter()
-        .map(|e| format!("{} {:?} {}", e.kind, e.label, e.state))
-        .collect();
+    let seen = read_as_listed(&listed_fixture("docs").await);
     assert_eq!(
         seen,
         [
