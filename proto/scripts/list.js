@@ -1417,9 +1417,10 @@
       () => textOfIds(el, el.getAttribute('aria-labelledby')),
       () => (isField && el.labels ? itemsOf(el.labels).map((label) => labelText(label, el)).join(' ') : ''),
       () => (!isField && ['textarea', 'input', 'editable'].includes(kind) ? hiddenPartnerLabel(el) : ''),
-      // A field's innerText is nothing useful (a <select>'s is every option), and an editor's
-      // or a textbox's is its value, not its name (ARIA names those from their author only).
-      () => (isField || ['input', 'textarea', 'editable'].includes(kind) ? ''
+      // A field's innerText is nothing useful (a <select>'s is every option), and an editor's,
+      // a textbox's or a slider's is its value (noUiSlider's tooltip in its handle while it is
+      // pressed), not its name (ARIA names those from their author only).
+      () => (isField || ['input', 'textarea', 'editable', 'slider'].includes(kind) ? ''
         : fullerTitle(el, kind === 'option' ? optionText(el) : contentText(el))),
       // A <label> tied to nothing just before the field's box is what a person reads as its
       // name; a placeholder is a hint of what to type ("Full name" under "Customer name").

@@ -517,7 +517,7 @@ async fn a_drawn_select_is_named_by_the_native_one_it_hides_and_says_what_is_cho
 
 /// A slider nothing names is named by the few words just before its track (noUiSlider's two
 /// handles by "Budget"); a paragraph there is no name; a title that shows the value names it
-/// less the value (Panel's "Quantity: 3").
+/// less the value (Panel's "Quantity: 3"), and the value its handle shows is no name.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_slider_is_named_by_the_words_before_its_track() {
     assert_eq!(
